@@ -534,7 +534,7 @@ func extensionCases() []celCase {
 		"s1.substring(3)", "s1.substring(3, 5)", "s1.substring(5, 3)", "s1.trim()", "'  x '.trim()", "ls.join()", "ls.join('-')", "strings.quote(s1)",
 		"s1.reverse()", "s1.format([1])", "'%d-%s'.format([n, s2])", "s3.size()", "s1.contains(s2)", "s1.startsWith('He')", "s1.endsWith('ld')", "s1.matches('W.r')",
 		"sets.contains(li, [1])", "sets.equivalent(li, [1, 3, 4])", "sets.intersects(li, [9])", "sets.contains(dy2, [1])",
-		"li.all(i, v, v > 0)", "m.exists(k, v, v == 'y')", "li.transformList(i, v, v * 2)", "m.transformMap(k, v, v + k)", "li.existsOne(i, v, v == 3)",
+		"li.all(i, v, v > 0)", "m.exists(k, v, v == 'zz')", "li.transformList(i, v, v * 2)", "m.transformMap(k, v, v + k)", "li.existsOne(i, v, v == 3)",
 		"m.transformMapEntry(k, v, {v: k})", "li.transformList(i, v, i > 0, v)",
 		"lists.range(10)", "lists.range(-1)", "li.sort()", "ls.sort()", "ls.sortBy(x, x)", "li.distinct()", "[[1, [2]], [3]].flatten()", "[[1, [2]], [3]].flatten(2)",
 		"li.reverse()", "li.slice(1, 3)", "li.slice(2, 1)", "li.slice(0, 10)", "dy2.distinct()", "[1, 2].sortBy(x, -x)",
