@@ -294,6 +294,25 @@ func oursSide(t testing.TB) celSide {
 	}
 }
 
+// boundedSide evaluates with gatehouse's Program (bounded evaluation time)
+// instead of cel-go's program.
+func boundedSide(t testing.TB) celSide {
+	side := oursSide(t)
+	planner, err := gcel.NewPlanner(side.env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	side.eval = func(_ *cel.Env, ast *cel.Ast, vars map[string]any) (ref.Val, *uint64, error, error) {
+		prg, err := planner.NewProgram(ast)
+		if err != nil {
+			return nil, nil, err, nil
+		}
+		out, cost, err := prg.Eval(context.Background(), vars)
+		return out, &cost, nil, err
+	}
+	return side
+}
+
 // celRequestResource is the request of authorizer.requestResource.
 type celRequestResource struct{}
 

@@ -12,5 +12,5 @@ import (
 func TestCELLibrariesMatchKubeAPIServer(t *testing.T) {
 	cases := allLibraryCases()
 	t.Logf("%d expressions", len(cases))
-	compareCEL(t, cases, oursSide(t))
+	compareCEL(t, cases, oursSide(t), boundedSide(t))
 }
