@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,11 +50,18 @@ func compileAuthzPair(t *testing.T, exprs []string) authzPair {
 }
 
 // fieldErrors renders an error list with every part kube-apiserver's
-// validation sets, so that a difference in any of them shows.
+// validation sets, so that a difference in any of them shows. The bad value
+// of an internal error is an error value: kube-apiserver's is its own type
+// (k8s.io/apiserver/pkg/cel.Error), gatehouse's cannot be; their texts are
+// compared.
 func fieldErrors(errs field.ErrorList) []string {
 	var out []string
 	for _, e := range errs {
-		out = append(out, fmt.Sprintf("type=%s field=%s bad=%#v detail=%q error=%q", e.Type, e.Field, e.BadValue, e.Detail, e.Error()))
+		bad := fmt.Sprintf("%#v", e.BadValue)
+		if err, ok := e.BadValue.(error); ok && e.Type == field.ErrorTypeInternal {
+			bad = "error " + strconv.Quote(err.Error())
+		}
+		out = append(out, fmt.Sprintf("type=%s field=%s bad=%s detail=%q error=%q", e.Type, e.Field, bad, e.Detail, e.Error()))
 	}
 	return out
 }
