@@ -126,6 +126,7 @@ func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compile
 	return &compiledCondition{
 		expression: expr,
 		uses:       scanSelectors(checked.NativeRep().Expr()),
+		loops:      hasComprehension(checked.NativeRep().Expr()),
 		fast:       c.planner.plan(checked),
 		tracked:    tracked,
 	}, nil
