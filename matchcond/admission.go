@@ -39,6 +39,7 @@ type AdmissionCompiler struct {
 // admissionEnv is one admission environment with its planner.
 type admissionEnv struct {
 	env     *cel.Env
+	parser  *fastParser
 	planner *icel.Planner
 	// variables is the kubernetes.variables type of a policy's environment,
 	// which gains a field as each variable compiles; nil for webhooks.
@@ -66,7 +67,7 @@ func NewAdmissionCompiler() (*AdmissionCompiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
 	}
-	return &AdmissionCompiler{base: &admissionEnv{env: env, planner: planner}}, nil
+	return &AdmissionCompiler{base: &admissionEnv{env: env, parser: newFastParser(env), planner: planner}}, nil
 }
 
 // policyEnv extends the base environment for one policy: variables, and
@@ -88,7 +89,7 @@ func (c *AdmissionCompiler) policyEnv(hasParams bool) (*admissionEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 	}
-	return &admissionEnv{env: env, planner: planner, variables: variables}, nil
+	return &admissionEnv{env: env, parser: c.base.parser, planner: planner, variables: variables}, nil
 }
 
 // exprError is a compilation error of an admission expression, with
@@ -103,7 +104,7 @@ func (e *exprError) Error() string { return e.detail }
 // compile compiles one expression as kube-apiserver's admission compiler
 // does. bool: the expression must evaluate to bool; otherwise any type.
 func (e *admissionEnv) compile(expr string, wantBool bool) (*icel.Program, *types.Type, *exprError) {
-	checked, iss := e.env.Compile(expr)
+	checked, iss := compileExpr(e.env, e.parser, expr)
 	if iss != nil {
 		return nil, nil, &exprError{field.ErrorTypeInvalid, "compilation failed: " + iss.String()}
 	}
@@ -286,7 +287,7 @@ func (c *AdmissionCompiler) paramsEnv() (*admissionEnv, error) {
 			c.withParamsErr = fmt.Errorf("building the CEL environment with params: %w", err)
 			return
 		}
-		c.withParams = &admissionEnv{env: env, planner: planner}
+		c.withParams = &admissionEnv{env: env, parser: c.base.parser, planner: planner}
 	})
 	return c.withParams, c.withParamsErr
 }
