@@ -60,6 +60,17 @@
 // results and errors. Explain always tracks, and reports each condition's
 // cost.
 //
+// # Compilation
+//
+// Expressions made of the common constructs (identifiers, selections,
+// calls, indexes, lists, string, int and boolean literals, the logical,
+// relational and arithmetic operators, the macros) are parsed by a parser of
+// this package that builds exactly the AST of cel-go's parser, in a fraction
+// of its time; every other expression, and every syntax error, goes to
+// cel-go's parser. Type checking, cost estimation and planning are
+// cel-go's, in kube-apiserver's environment; the programs share the
+// environment's function bindings instead of copying them each.
+//
 // # Differences from kube-apiserver
 //
 //   - Context cancellation. kube-apiserver passes the request context to
