@@ -302,7 +302,13 @@ func boundedSide(t testing.TB) celSide {
 	if err != nil {
 		t.Fatal(err)
 	}
-	side.eval = func(_ *cel.Env, ast *cel.Ast, vars map[string]any) (ref.Val, *uint64, error, error) {
+	side.eval = boundedEval(planner)
+	return side
+}
+
+// boundedEval plans and evaluates with planner.
+func boundedEval(planner *gcel.Planner) func(*cel.Env, *cel.Ast, map[string]any) (ref.Val, *uint64, error, error) {
+	return func(_ *cel.Env, ast *cel.Ast, vars map[string]any) (ref.Val, *uint64, error, error) {
 		prg, err := planner.NewProgram(ast)
 		if err != nil {
 			return nil, nil, err, nil
@@ -310,7 +316,6 @@ func boundedSide(t testing.TB) celSide {
 		out, cost, err := prg.Eval(context.Background(), vars)
 		return out, &cost, nil, err
 	}
-	return side
 }
 
 // celRequestResource is the request of authorizer.requestResource.
@@ -384,7 +389,13 @@ func (s celSide) run(c celCase) celOutcome {
 // and reports every difference.
 func compareCEL(t *testing.T, cases []celCase, ours ...celSide) {
 	t.Helper()
-	kube := kubeSide(t)
+	compareCELSides(t, kubeSide(t), cases, ours...)
+}
+
+// compareCELSides runs every case on kube and on each of ours and reports
+// every difference.
+func compareCELSides(t *testing.T, kube celSide, cases []celCase, ours ...celSide) {
+	t.Helper()
 	var differences, compileErrs, programErrs, evalErrs, results, authzCalls int
 	for _, c := range cases {
 		want := kube.run(c)

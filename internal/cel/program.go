@@ -119,6 +119,13 @@ func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program,
 // it is checked only by comprehensions, when WithInterruptCheckFrequency is
 // set.
 func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64, err error) {
+	out, cost, _, err = p.eval(ctx, vars, nil)
+	return out, cost, err
+}
+
+// eval is Eval, also returning the work of the cost stack; trace, if set,
+// is told every operation of the stack.
+func (p *Program) eval(ctx context.Context, vars any, trace func(stackOp, int64)) (out ref.Val, cost, work uint64, err error) {
 	var activation interpreter.Activation
 	switch v := vars.(type) {
 	case interpreter.Activation:
@@ -126,7 +133,7 @@ func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64,
 	default:
 		activation, err = interpreter.NewActivation(vars)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	t, _ := p.trackers.Get().(*costTracker)
@@ -137,28 +144,30 @@ func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64,
 	t.limit = p.config.costLimit
 	t.reset(p.stackIDs)
 	t.activation = trackedActivation{Activation: activation, tracker: t}
+	t.stack.trace = trace
 	defer func() {
 		t.reset(0)
+		t.stack.trace = nil
 		t.activation = trackedActivation{}
 		t.program = nil
 		p.trackers.Put(t)
 	}()
 	frame, err := interpreter.NewExecutionFrame(&t.activation)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer frame.Close()
 	if ctx != nil {
 		if err := frame.SetContext(ctx, p.config.interruptEvery); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	out, err = p.exec(frame)
-	cost = t.cost
+	cost, work = t.cost, t.stack.work
 	if err != nil && ctx != nil && errors.Is(err, interpreter.InterruptError{}) {
 		err = fmt.Errorf("%w: %w", err, context.Cause(ctx))
 	}
-	return out, cost, err
+	return out, cost, work, err
 }
 
 // exec runs the plan with cel-go's error handling: a cancellation (the cost
