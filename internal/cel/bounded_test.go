@@ -3,6 +3,7 @@ package cel
 import (
 	"context"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -149,5 +150,35 @@ func TestSuperlinearCallsMatchCelGo(t *testing.T) {
 		t.Run(expr, func(t *testing.T) {
 			evalBoth(t, env, expr, testValues())
 		})
+	}
+}
+
+// TestReplaceResultIsBounded refuses a replace whose result would exceed
+// maxReplaceResult, before building it, and builds smaller ones.
+func TestReplaceResultIsBounded(t *testing.T) {
+	thousand := "'" + strings.Repeat("a", 1000) + "'"
+	tests := []struct {
+		expr string
+		err  string
+		want int64
+	}{
+		{expr: thousand + ".replace('', " + thousand + ").size()", want: 1000 + 1001*1000},
+		{expr: "[" + thousand + ".replace('', " + thousand + ")].all(x, x.replace('', x).size() > 0)",
+			err: "replace: the result would have 1004006004000 bytes, more than the limit of 33554432"},
+		{expr: "dyn(" + thousand + ".replace('', " + thousand + ")).replace('', " + thousand + ", 40000).size()",
+			err: "replace: the result would have 41002000 bytes, more than the limit of 33554432"},
+		{expr: "'abc'.replace('b', 'xyz', 0)", want: -1},
+	}
+	for _, tt := range tests {
+		prg := planExpr(t, tt.expr)
+		out, _, err := prg.Eval(context.Background(), map[string]any{})
+		if tt.err != "" {
+			require.EqualError(t, err, tt.err)
+			continue
+		}
+		require.NoError(t, err)
+		if tt.want >= 0 {
+			assert.Equal(t, tt.want, out.Value())
+		}
 	}
 }

@@ -29,10 +29,15 @@ type Planner struct {
 // libraries added to env beyond the base environment's are not applied.
 func NewPlanner(env *cel.Env) (*Planner, error) {
 	disp := interpreter.NewDispatcher()
-	for _, fn := range env.Functions() {
+	for name, fn := range env.Functions() {
 		bindings, err := fn.Bindings()
 		if err != nil {
 			return nil, err
+		}
+		if name == "replace" {
+			for i, b := range bindings {
+				bindings[i] = boundReplace(b)
+			}
 		}
 		if err := disp.Add(bindings...); err != nil {
 			return nil, err
