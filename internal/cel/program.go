@@ -120,9 +120,8 @@ func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program,
 // the error, as cel.Program.ContextEval and EvalDetails.ActualCost do.
 //
 // Exceeding the cost limit stops the evaluation with kube-apiserver's
-// error "operation cancelled: actual cost limit exceeded". ctx may be nil;
-// it is checked only by comprehensions, when WithInterruptCheckFrequency is
-// set.
+// error "operation cancelled: actual cost limit exceeded". ctx is checked
+// only by comprehensions, when WithInterruptCheckFrequency is set.
 func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64, err error) {
 	out, cost, _, err = p.eval(ctx, vars, nil)
 	return out, cost, err
@@ -162,14 +161,16 @@ func (p *Program) eval(ctx context.Context, vars any, trace func(stackOp, int64)
 		return nil, 0, 0, err
 	}
 	defer frame.Close()
-	if ctx != nil {
+	// The context matters only to comprehensions checking for interrupts;
+	// setting it costs a cancellable context.
+	if ctx != nil && p.config.interruptEvery > 0 {
 		if err := frame.SetContext(ctx, p.config.interruptEvery); err != nil {
 			return nil, 0, 0, err
 		}
 	}
 	out, err = p.exec(frame)
 	cost, work = t.cost, t.stack.work
-	if err != nil && ctx != nil && errors.Is(err, interpreter.InterruptError{}) {
+	if err != nil && ctx != nil && p.config.interruptEvery > 0 && errors.Is(err, interpreter.InterruptError{}) {
 		err = fmt.Errorf("%w: %w", err, context.Cause(ctx))
 	}
 	return out, cost, work, err
