@@ -182,3 +182,36 @@ func TestReplaceResultIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestStepLimit stops an expression whose steps mostly cost nothing in
+// kube-apiserver's cost model: the cost stays far below the cost limit, the
+// steps reach the step limit.
+func TestStepLimit(t *testing.T) {
+	flood := "true" + strings.Repeat(" && true", 63)
+	prg := planExpr(t, "lists.range(100000).all(i, "+flood+")")
+	_, cost, _, err := prg.eval(context.Background(), map[string]any{}, nil)
+	require.EqualError(t, err, "operation cancelled: evaluation step limit exceeded")
+	assert.Less(t, cost, uint64(PerCallLimit/2), "the cost model charges little of this work")
+
+	// The largest comprehensions within the cost limit stay within the step
+	// limit.
+	for _, expr := range []string{"lists.range(142855).exists(i, i < 0)", "lists.range(249997).all(i, true)", "lists.range(71427).map(i, i).size()"} {
+		prg := planExpr(t, expr)
+		_, cost, _, err := prg.eval(context.Background(), map[string]any{}, nil)
+		require.NoError(t, err, expr)
+		assert.LessOrEqual(t, cost, uint64(PerCallLimit), expr)
+	}
+
+	// Without a step limit, as kube-apiserver.
+	env, err := NewEnv()
+	require.NoError(t, err)
+	planner, err := NewPlanner(env)
+	require.NoError(t, err)
+	ast, iss := env.Compile("lists.range(10000).all(i, " + flood + ")")
+	require.NoError(t, iss.Err())
+	unlimited, err := planner.NewProgram(ast, WithStepLimit(^uint64(0)))
+	require.NoError(t, err)
+	out, _, err := unlimited.Eval(context.Background(), map[string]any{})
+	require.NoError(t, err)
+	assert.Equal(t, true, out.Value())
+}

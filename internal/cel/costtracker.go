@@ -131,9 +131,11 @@ func (s *costStack) dropArgs(ids []int64, args []ref.Val) bool {
 
 // costTracker is the cost state of one evaluation.
 type costTracker struct {
-	program *Program
-	limit   uint64
-	cost    uint64
+	program   *Program
+	limit     uint64
+	cost      uint64
+	stepLimit uint64
+	steps     uint64
 	stack   costStack
 	args    []ref.Val
 	// activation is the root activation, which leads observers from any
@@ -165,6 +167,7 @@ func trackerOf(vars interpreter.Activation) *costTracker {
 
 func (t *costTracker) reset(stackIDs int) {
 	t.cost = 0
+	t.steps = 0
 	t.stack.truncate(0)
 	t.stack.work = 0
 	if cap(t.stack.top) < stackIDs {

@@ -62,15 +62,23 @@
 // milliseconds instead of running 10¹² comparisons first.
 //
 // kube-apiserver's cost model leaves some work uncharged, and Program keeps
-// its costs: constants and logical operators cost nothing, so a
-// comprehension whose body is a long chain of && over constants does much
-// more work than its cost says; string.format is charged for the format
-// string only; comparing nested lists or maps is charged for their top
-// level. Such expressions can run longer than their cost suggests, in
-// kube-apiserver as here (but here in time linear in their work).
+// its costs. Constants and logical operators cost nothing, so a
+// comprehension whose body is a long chain of && over constants does far
+// more work than its cost says: Program also counts evaluation steps and
+// stops at DefaultStepLimit (2.5 million, about 100 ms), which every
+// expression within the cost limit stays under unless most of its steps are
+// uncharged. Two holes remain, in kube-apiserver as here: string.format is
+// charged for its format string only, and comparing nested lists or maps is
+// charged for their top level, so formatting or comparing a large structure
+// many times costs little.
 //
 // # Differences from kube-apiserver
 //
+//   - Program stops an evaluation after DefaultStepLimit steps with the
+//     error "operation cancelled: evaluation step limit exceeded"
+//     (WithStepLimit(math.MaxUint64) removes the limit). kube-apiserver has
+//     no such limit; the expressions it stops take kube-apiserver seconds to
+//     hours (its evaluation time being quadratic).
 //   - string.replace refuses, with an error, to build a result of more than
 //     32 MiB (maxReplaceResult). kube-apiserver charges replace for its
 //     receiver only, so x.replace("", x) squares the size of x for the cost

@@ -107,12 +107,18 @@ func (o *observation) observe(vars interpreter.Activation, val ref.Val) {
 	if t.cost > t.limit {
 		panic(costLimitExceeded)
 	}
+	if t.steps++; t.steps > t.stepLimit {
+		panic(stepLimitExceeded)
+	}
 	if o.guard != nil {
 		t.precheck(o.guard)
 	}
 }
 
-var costLimitExceeded = interpreter.EvalCancelledError{Cause: interpreter.CostLimitExceeded, Message: "operation cancelled: actual cost limit exceeded"}
+var (
+	costLimitExceeded = interpreter.EvalCancelledError{Cause: interpreter.CostLimitExceeded, Message: "operation cancelled: actual cost limit exceeded"}
+	stepLimitExceeded = interpreter.EvalCancelledError{Cause: interpreter.CostLimitExceeded, Message: "operation cancelled: evaluation step limit exceeded"}
+)
 
 // precheck stops the evaluation before a guarded call (see guarded) if the
 // cost that cel-go will charge for it once it has run exceeds the limit.

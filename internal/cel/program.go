@@ -53,6 +53,7 @@ type ProgramOption func(*programConfig)
 
 type programConfig struct {
 	costLimit      uint64
+	stepLimit      uint64
 	interruptEvery uint
 }
 
@@ -60,6 +61,22 @@ type programConfig struct {
 // by default. math.MaxUint64 means no limit.
 func WithCostLimit(limit uint64) ProgramOption {
 	return func(c *programConfig) { c.costLimit = limit }
+}
+
+// DefaultStepLimit is the default limit of evaluation steps. Every step is
+// one operation of the expression (a variable, a field, a call, an
+// operator, a constant, one per element of a comprehension's body), about
+// 20 to 40 ns each, so the limit bounds the time of an evaluation to about
+// 100 ms. Expressions within kube-apiserver's cost limit take at most
+// about 1.25 million steps unless most of their steps cost nothing
+// (constants and logical operators, which kube-apiserver's cost model does
+// not charge).
+const DefaultStepLimit = 2_500_000
+
+// WithStepLimit sets the limit of evaluation steps; DefaultStepLimit by
+// default. math.MaxUint64 means no limit, as in kube-apiserver.
+func WithStepLimit(limit uint64) ProgramOption {
+	return func(c *programConfig) { c.stepLimit = limit }
 }
 
 // WithInterruptCheckFrequency makes comprehensions check the evaluation's
@@ -83,7 +100,7 @@ type Program struct {
 
 // NewProgram plans a checked AST of the planner's environment.
 func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program, error) {
-	config := programConfig{costLimit: PerCallLimit}
+	config := programConfig{costLimit: PerCallLimit, stepLimit: DefaultStepLimit}
 	for _, o := range opts {
 		o(&config)
 	}
@@ -120,7 +137,9 @@ func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program,
 // the error, as cel.Program.ContextEval and EvalDetails.ActualCost do.
 //
 // Exceeding the cost limit stops the evaluation with kube-apiserver's
-// error "operation cancelled: actual cost limit exceeded". ctx is checked
+// error "operation cancelled: actual cost limit exceeded"; exceeding the step
+// limit, with "operation cancelled: evaluation step limit exceeded". ctx is
+// checked
 // only by comprehensions, when WithInterruptCheckFrequency is set.
 func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64, err error) {
 	out, cost, _, err = p.eval(ctx, vars, nil)
@@ -146,6 +165,7 @@ func (p *Program) eval(ctx context.Context, vars any, trace func(stackOp, int64)
 	}
 	t.program = p
 	t.limit = p.config.costLimit
+	t.stepLimit = p.config.stepLimit
 	t.reset(p.stackIDs)
 	t.activation = trackedActivation{Activation: activation, tracker: t}
 	t.stack.trace = trace
