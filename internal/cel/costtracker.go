@@ -136,8 +136,8 @@ type costTracker struct {
 	cost      uint64
 	stepLimit uint64
 	steps     uint64
-	stack   costStack
-	args    []ref.Val
+	stack     costStack
+	args      []ref.Val
 	// activation is the root activation, which leads observers from any
 	// frame of the evaluation to this tracker.
 	activation trackedActivation
