@@ -215,3 +215,17 @@ func TestStepLimit(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, true, out.Value())
 }
+
+// TestFormatCountsItsOutput counts the text string.format writes as steps:
+// formatting a large list many times costs little in kube-apiserver's model.
+func TestFormatCountsItsOutput(t *testing.T) {
+	prg := planExpr(t, "[lists.range(100000)].all(l, lists.range(1000).all(i, '%s'.format([l]).size() > 0))")
+	_, cost, _, err := prg.eval(context.Background(), map[string]any{}, nil)
+	require.EqualError(t, err, "operation cancelled: evaluation step limit exceeded")
+	assert.Less(t, cost, uint64(PerCallLimit/2))
+
+	prg = planExpr(t, "'%s'.format([lists.range(1000)]).size()")
+	out, _, _, err := prg.eval(context.Background(), map[string]any{}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, int64(4890), out.Value())
+}

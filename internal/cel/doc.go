@@ -64,13 +64,14 @@
 // kube-apiserver's cost model leaves some work uncharged, and Program keeps
 // its costs. Constants and logical operators cost nothing, so a
 // comprehension whose body is a long chain of && over constants does far
-// more work than its cost says: Program also counts evaluation steps and
+// more work than its cost says; string.format is charged for its format
+// string only, whatever the size of what it formats. Program also counts
+// evaluation steps (and one step per byte that string.format writes), and
 // stops at DefaultStepLimit (2.5 million, about 100 ms), which every
-// expression within the cost limit stays under unless most of its steps are
-// uncharged. Two holes remain, in kube-apiserver as here: string.format is
-// charged for its format string only, and comparing nested lists or maps is
-// charged for their top level, so formatting or comparing a large structure
-// many times costs little.
+// expression within the cost limit stays under unless most of its work is
+// uncharged. One hole remains, in kube-apiserver as here: comparing nested
+// lists or maps (==, in, includes, sets.*) is charged for their top level, so
+// comparing a large nested structure many times costs little.
 //
 // # Differences from kube-apiserver
 //

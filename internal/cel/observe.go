@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
@@ -97,6 +98,13 @@ func (o *observation) observe(vars interpreter.Activation, val ref.Val) {
 			t.cost += t.callCost(o.call, args, val)
 		}
 		clear(args)
+		if o.call.overloadID == overloads.ExtFormatString {
+			// string.format is charged for its format string only; its
+			// work is the text it writes, one step per byte.
+			if str, ok := val.(types.String); ok {
+				t.steps += uint64(len(str))
+			}
+		}
 	case observeConstructor:
 		args := t.argBuffer(len(o.ids))
 		s.dropArgs(o.ids, args)
