@@ -17,7 +17,6 @@ import (
 // Planner plans Programs for one environment: it holds what every program
 // of the environment shares (the function bindings), prepared once.
 type Planner struct {
-	env    *cel.Env
 	interp interpreter.Interpreter
 }
 
@@ -25,8 +24,10 @@ type Planner struct {
 // with NewEnv (or extending one).
 //
 // Programs are planned as cel.Env.Program plans them with ProgramOptions,
-// from the environment's functions and types. Program options that
-// libraries added to env beyond the base environment's are not applied.
+// from the environment's functions and types, and evaluate with the same
+// results and costs, in bounded time (see the package documentation, which
+// also lists the differences). Program options that libraries added to env
+// beyond the base environment's are not applied.
 func NewPlanner(env *cel.Env) (*Planner, error) {
 	disp := interpreter.NewDispatcher()
 	for name, fn := range env.Functions() {
@@ -45,7 +46,7 @@ func NewPlanner(env *cel.Env) (*Planner, error) {
 	}
 	adapter, provider := env.CELTypeAdapter(), env.CELTypeProvider()
 	attrs := interpreter.NewAttributeFactory(env.Container, adapter, provider)
-	return &Planner{env: env, interp: interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs)}, nil
+	return &Planner{interp: interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs)}, nil
 }
 
 // ProgramOption configures a Program.
