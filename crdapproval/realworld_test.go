@@ -26,6 +26,12 @@ type realworldCRD struct {
 	// cluster rejects before any check ("no matches for kind
 	// CustomResourceDefinition in version apiextensions.k8s.io/v1beta1"); the
 	// errors and the condition are then those of the CRD converted to v1.
+	// Converted, these CRDs also fail the rest of kube's validation
+	// (spec.versions[*].schema.openAPIV3Schema: Required value, or
+	// spec.validation.openAPIV3Schema.type: Required value, and
+	// spec.preserveUnknownFields: Invalid value: true), which this package
+	// does not check; the v1 files pass it. The conformance test
+	// TestCRDApprovalRealworldMatchesKube checks those errors too.
 	servedBy137 bool
 	// createErrs is the rendered error list of ValidateCreate, "" for none.
 	createErrs string
