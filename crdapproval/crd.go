@@ -31,9 +31,11 @@ type CRD struct {
 	Annotations map[string]string
 
 	// Document is the 1-based position of the CRD's document in the stream
-	// given to Decode, counting empty documents; 0 from FromUnstructured.
+	// given to Decode, among the documents that are not empty; 0 from
+	// FromUnstructured.
 	Document int
-	// Line is the line of the input where the document starts; 0 from
+	// Line is the line of the input where the document's content starts
+	// (its first line that is not blank or a comment); 0 from
 	// FromUnstructured.
 	Line int
 }
@@ -43,7 +45,9 @@ type DecodeError struct {
 	// Document is the 1-based position of the document in the stream, or 0
 	// for FromUnstructured.
 	Document int
-	// Line is the line where the document starts, or 0 if not known.
+	// Line is the line where the document's content starts, or 0 if not
+	// known (FromUnstructured, a JSON syntax error: its message has the
+	// position).
 	Line int
 	// Field is the path of the bad field, such as
 	// "metadata.annotations[api-approved.kubernetes.io]", or "" when the

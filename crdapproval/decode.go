@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"unicode"
 
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
@@ -14,7 +15,8 @@ import (
 // Decode reads the CustomResourceDefinitions of a YAML or JSON stream, the
 // way a file is given to kubectl apply -f, and returns them in stream order.
 //
-// The input is a JSON stream if its first non-blank byte is "{" (one or more
+// The input is a JSON stream if its first character that is not white space
+// is "{" (one or more
 // JSON objects one after the other), and a YAML stream otherwise:
 //
 //   - YAML documents are separated by a line that starts with "---", followed
@@ -75,16 +77,18 @@ func Decode(data []byte) ([]CRD, error) {
 	return crds, errors.Join(errs...)
 }
 
-// isJSONStream reports whether the first byte that is not a blank is "{", the
-// test kubectl uses.
+// isJSONStream reports whether the first character that is not white space
+// (unicode.IsSpace) is "{", the test kubectl uses.
 func isJSONStream(data []byte) bool {
-	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	trimmed := bytes.TrimLeftFunc(data, unicode.IsSpace)
 	return len(trimmed) > 0 && trimmed[0] == '{'
 }
 
 // decodeJSONStream calls add with each value of a stream of JSON values.
 func decodeJSONStream(data []byte, add func(line int, object any, err error)) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	// Start at the "{": the white space before it may be more than JSON's.
+	skipped := int64(len(data) - len(bytes.TrimLeftFunc(data, unicode.IsSpace)))
+	dec := json.NewDecoder(bytes.NewReader(data[skipped:]))
 	for {
 		var raw json.RawMessage
 		err := dec.Decode(&raw)
@@ -94,14 +98,14 @@ func decodeJSONStream(data []byte, add func(line int, object any, err error)) {
 		if err != nil {
 			var syntax *json.SyntaxError
 			if errors.As(err, &syntax) {
-				line, col := position(data, syntax.Offset)
+				line, col := position(data, skipped+syntax.Offset)
 				err = fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, syntax)
 			}
 			// The decoder cannot find the next value after an error.
 			add(0, nil, err)
 			return
 		}
-		start := dec.InputOffset() - int64(len(raw))
+		start := skipped + dec.InputOffset() - int64(len(raw))
 		line, _ := position(data, start+1)
 		var object any
 		strict, err := kjson.UnmarshalStrict(raw, &object, kjson.DisallowDuplicateFields)
@@ -189,10 +193,23 @@ func (d *yamlDocument) finish(data []byte, add func(int, any, error)) {
 		return
 	}
 	// Blank lines in front of the text make the YAML parser's line numbers
-	// those of the whole input; YAML ignores them.
-	text := make([]byte, 0, d.firstLine-1+d.end-d.start)
+	// those of the whole input; YAML ignores them. Then the lines go as
+	// kubectl's document reader passes them on: each ends with "\n", a
+	// "\r\n" ending becomes "\n", and the last line gets a "\n" if it has
+	// none. That last one matters: a block scalar at the very end of the
+	// input keeps it ("|" or ">" give "value\n").
+	text := make([]byte, 0, d.firstLine+d.end-d.start)
 	text = append(text, bytes.Repeat([]byte{'\n'}, d.firstLine-1)...)
-	text = append(text, data[d.start:d.end]...)
+	for rest := data[d.start:d.end]; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+			line = bytes.TrimSuffix(line, []byte{'\r'})
+		} else {
+			rest = nil
+		}
+		text = append(append(text, line...), '\n')
+	}
 	j, err := yaml.YAMLToJSONStrict(text)
 	if err != nil {
 		add(d.contentLine, nil, fmt.Errorf("invalid YAML: %w", err))

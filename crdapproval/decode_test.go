@@ -151,6 +151,16 @@ func TestDecode(t *testing.T) {
 			wantErrs: []string{"document 1 (line 1): must be an object, not an array", "document 2 (line 3): must be an object, not a string", "document 3 (line 5): must be an object, not an array", "document 4 (line 7): must be an object, not a number (12)"},
 		},
 		{
+			name:  "JSON after white space that JSON does not allow",
+			input: "\u00a0\f\n" + `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition"}`,
+			want:  []CRD{{APIVersion: APIVersionV1, Document: 1, Line: 2}},
+		},
+		{
+			name:     "a JSON syntax error after white space",
+			input:    "\u00a0\n{\n\"a\" 1}",
+			wantErrs: []string{"document 1: invalid JSON at line 3, column 5: invalid character '1' after object key"},
+		},
+		{
 			name:     "a JSON syntax error stops the stream",
 			input:    `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition"}` + "\n{\"a\": }\n" + `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition"}`,
 			want:     []CRD{{APIVersion: APIVersionV1, Document: 1, Line: 1}},
@@ -208,4 +218,29 @@ func TestDecodeErrorsArePositioned(t *testing.T) {
 	var de *DecodeError
 	require.True(t, errors.As(err, &de))
 	assert.Equal(t, DecodeError{Document: 2, Line: 8, Err: de.Err}, *de)
+}
+
+// TestDecodeLinesAsKubectl checks that lines reach the YAML parser as
+// kubectl's document reader passes them on.
+func TestDecodeLinesAsKubectl(t *testing.T) {
+	const head = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  annotations:\n"
+	tests := []struct {
+		name, input, want string
+	}{
+		{"a literal block at the end without a newline", head + "    api-approved.kubernetes.io: |\n      https://x.io/1", "https://x.io/1\n"},
+		{"a folded block at the end without a newline", head + "    api-approved.kubernetes.io: >\n      unapproved", "unapproved\n"},
+		{"a stripped block at the end without a newline", head + "    api-approved.kubernetes.io: |-\n      https://x.io/1", "https://x.io/1"},
+		{"a literal block before a separator", head + "    api-approved.kubernetes.io: |\n      https://x.io/1\n---\n", "https://x.io/1\n"},
+		{"CRLF in a literal block", strings.ReplaceAll(head+"    api-approved.kubernetes.io: |\n      a\n      b\n", "\n", "\r\n"), "a\nb\n"},
+		{"a lone CR is a line break to YAML", head + "    api-approved.kubernetes.io: \"a\rb\"\n", "a b"},
+		{"a plain value at the end without a newline", head + "    api-approved.kubernetes.io: https://x.io/1", "https://x.io/1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			crds, err := Decode([]byte(tt.input))
+			require.NoError(t, err)
+			require.Len(t, crds, 1)
+			assert.Equal(t, tt.want, crds[0].Annotations[AnnotationKey])
+		})
+	}
 }

@@ -10,8 +10,9 @@ import (
 // protected group. It has no "/" prefix, unlike most annotation keys.
 const AnnotationKey = "api-approved.kubernetes.io"
 
-// PolicyURL is the page that every message of the check links to: the
-// enhancements pull request that set the policy (KEP-2337).
+// PolicyURL is the page that the messages for a missing or invalid
+// annotation link to: the enhancements pull request that set the policy
+// (KEP-2337).
 const PolicyURL = "https://github.com/kubernetes/enhancements/pull/1111"
 
 // State is the approval state of a CRD, from its group and the value of its
@@ -60,8 +61,9 @@ func (s State) String() string {
 }
 
 // StateOf returns the approval state of a CRD of the given group with the
-// given annotations (nil is fine). Only the api-approved.kubernetes.io
-// annotation counts; the rules for its value are those of valueState.
+// given annotations (nil is fine): NotRequired for an unprotected group,
+// otherwise the state of the api-approved.kubernetes.io annotation's value,
+// by the rules of the package documentation. Other annotations do not count.
 func StateOf(group string, annotations map[string]string) State {
 	if !IsProtectedGroup(group) {
 		return NotRequired
