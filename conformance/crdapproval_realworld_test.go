@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions"
 	"k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/install"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -210,41 +211,51 @@ func TestCRDApprovalRealworldMatchesKube(t *testing.T) {
 	}
 }
 
+// crdApprovalTrickyDocs are documents that a YAML or JSON decoder may read
+// in different ways.
+func crdApprovalTrickyDocs() map[string]string {
+	const head = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.x.k8s.io\n"
+	const tail = "spec:\n  group: x.k8s.io\n"
+	return map[string]string{
+		"null value":               head + "  annotations:\n    api-approved.kubernetes.io:\n" + tail,
+		"tilde value":              head + "  annotations:\n    api-approved.kubernetes.io: ~\n" + tail,
+		"date value":               head + "  annotations:\n    api-approved.kubernetes.io: 2024-01-01\n" + tail,
+		"yes value":                head + "  annotations:\n    api-approved.kubernetes.io: yes\n" + tail,
+		"number value":             head + "  annotations:\n    api-approved.kubernetes.io: 1111\n" + tail,
+		"float value":              head + "  annotations:\n    api-approved.kubernetes.io: 1.5\n" + tail,
+		"list value":               head + "  annotations:\n    api-approved.kubernetes.io: [a]\n" + tail,
+		"quoted key and value":     head + "  annotations:\n    \"api-approved.kubernetes.io\": \"unapproved\"\n" + tail,
+		"single-quoted":            head + "  annotations:\n    'api-approved.kubernetes.io': 'https://github.com/x/y/pull/1'\n" + tail,
+		"literal block":            head + "  annotations:\n    api-approved.kubernetes.io: |\n      https://github.com/x/y/pull/1\n" + tail,
+		"stripped literal block":   head + "  annotations:\n    api-approved.kubernetes.io: |-\n      https://github.com/x/y/pull/1\n" + tail,
+		"literal block at the end": head + "  annotations:\n    api-approved.kubernetes.io: |\n      https://github.com/x/y/pull/1",
+		"folded block at the end":  head + "  annotations:\n    api-approved.kubernetes.io: >\n      0",
+		"CRLF literal block":       strings.ReplaceAll(head+"  annotations:\n    api-approved.kubernetes.io: |\n      a\n      b\n"+tail, "\n", "\r\n"),
+		"lone CR in quotes":        head + "  annotations:\n    api-approved.kubernetes.io: \"unapproved\rb\"\n" + tail,
+		"folded block":             head + "  annotations:\n    api-approved.kubernetes.io: >\n      unapproved,\n      for now\n" + tail,
+		"anchor and alias":         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: &u unapproved\n  annotations:\n    api-approved.kubernetes.io: *u\n" + tail,
+		"escapes":                  head + "  annotations:\n    api-approved.kubernetes.io: \"unapproved\\t\\u00e9\"\n" + tail,
+		"duplicate annotation":     head + "  annotations:\n    api-approved.kubernetes.io: unapproved\n    api-approved.kubernetes.io: x\n" + tail,
+		"annotations is a list":    head + "  annotations: []\n" + tail,
+		"annotations is null":      head + "  annotations: null\n" + tail,
+		"metadata is null":         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: null\n" + tail,
+		"group is a number":        head + "spec:\n  group: 1\n",
+		"group is null":            head + "spec:\n  group: null\n",
+		"flow style":               "{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: a, annotations: {api-approved.kubernetes.io: unapproved}}, spec: {group: k8s.io}}\n",
+		"byte order mark":          "\xef\xbb\xbf" + head + tail,
+		"v1beta1":                  "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.x.k8s.io\n" + tail,
+		"JSON":                     `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a","annotations":{"api-approved.kubernetes.io":"unapproved\u0041"}},"spec":{"group":"k8s.io"}}`,
+		"JSON, tabs":               "{\n\t\"apiVersion\": \"apiextensions.k8s.io/v1\",\n\t\"kind\": \"CustomResourceDefinition\",\n\t\"metadata\": {\"annotations\": {\"api-approved.kubernetes.io\": null}},\n\t\"spec\": {\"group\": \"k8s.io\"}\n}",
+		"JSON duplicate":           `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"annotations":{"api-approved.kubernetes.io":"a","api-approved.kubernetes.io":"b"}}}`,
+		"JSON number value":        `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"annotations":{"api-approved.kubernetes.io":1}}}`,
+	}
+}
+
 // TestCRDApprovalDecodeMatchesKube decodes tricky documents with
 // crdapproval.Decode and with kube-apiserver's strict decoder, and compares
 // whether each is accepted and what is read from it.
 func TestCRDApprovalDecodeMatchesKube(t *testing.T) {
-	const head = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.x.k8s.io\n"
-	const tail = "spec:\n  group: x.k8s.io\n"
-	docs := map[string]string{
-		"null value":             head + "  annotations:\n    api-approved.kubernetes.io:\n" + tail,
-		"tilde value":            head + "  annotations:\n    api-approved.kubernetes.io: ~\n" + tail,
-		"date value":             head + "  annotations:\n    api-approved.kubernetes.io: 2024-01-01\n" + tail,
-		"yes value":              head + "  annotations:\n    api-approved.kubernetes.io: yes\n" + tail,
-		"number value":           head + "  annotations:\n    api-approved.kubernetes.io: 1111\n" + tail,
-		"float value":            head + "  annotations:\n    api-approved.kubernetes.io: 1.5\n" + tail,
-		"list value":             head + "  annotations:\n    api-approved.kubernetes.io: [a]\n" + tail,
-		"quoted key and value":   head + "  annotations:\n    \"api-approved.kubernetes.io\": \"unapproved\"\n" + tail,
-		"single-quoted":          head + "  annotations:\n    'api-approved.kubernetes.io': 'https://github.com/x/y/pull/1'\n" + tail,
-		"literal block":          head + "  annotations:\n    api-approved.kubernetes.io: |\n      https://github.com/x/y/pull/1\n" + tail,
-		"stripped literal block": head + "  annotations:\n    api-approved.kubernetes.io: |-\n      https://github.com/x/y/pull/1\n" + tail,
-		"folded block":           head + "  annotations:\n    api-approved.kubernetes.io: >\n      unapproved,\n      for now\n" + tail,
-		"anchor and alias":       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: &u unapproved\n  annotations:\n    api-approved.kubernetes.io: *u\n" + tail,
-		"escapes":                head + "  annotations:\n    api-approved.kubernetes.io: \"unapproved\\t\\u00e9\"\n" + tail,
-		"duplicate annotation":   head + "  annotations:\n    api-approved.kubernetes.io: unapproved\n    api-approved.kubernetes.io: x\n" + tail,
-		"annotations is a list":  head + "  annotations: []\n" + tail,
-		"annotations is null":    head + "  annotations: null\n" + tail,
-		"metadata is null":       "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: null\n" + tail,
-		"group is a number":      head + "spec:\n  group: 1\n",
-		"group is null":          head + "spec:\n  group: null\n",
-		"flow style":             "{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, metadata: {name: a, annotations: {api-approved.kubernetes.io: unapproved}}, spec: {group: k8s.io}}\n",
-		"byte order mark":        "\xef\xbb\xbf" + head + tail,
-		"v1beta1":                "apiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.x.k8s.io\n" + tail,
-		"JSON":                   `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"name":"a","annotations":{"api-approved.kubernetes.io":"unapproved\u0041"}},"spec":{"group":"k8s.io"}}`,
-		"JSON, tabs":             "{\n\t\"apiVersion\": \"apiextensions.k8s.io/v1\",\n\t\"kind\": \"CustomResourceDefinition\",\n\t\"metadata\": {\"annotations\": {\"api-approved.kubernetes.io\": null}},\n\t\"spec\": {\"group\": \"k8s.io\"}\n}",
-		"JSON duplicate":         `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"annotations":{"api-approved.kubernetes.io":"a","api-approved.kubernetes.io":"b"}}}`,
-		"JSON number value":      `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","metadata":{"annotations":{"api-approved.kubernetes.io":1}}}`,
-	}
+	docs := crdApprovalTrickyDocs()
 	d := newDiffs(t)
 	for _, name := range sortedKeys(func() map[string]bool {
 		m := map[string]bool{}
@@ -273,4 +284,45 @@ func TestCRDApprovalDecodeMatchesKube(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzCRDApprovalDecodeMatchesKube decodes arbitrary input with
+// crdapproval.Decode and with kube-apiserver's strict decoder. Each rejects
+// some inputs that the other accepts (crdapproval does not know the CRD
+// schema, so an unknown field passes; kube's YAML reader drops text after a
+// "..." marker), so only inputs that both accept are compared: the same CRDs,
+// read the same, in the same approval state.
+func FuzzCRDApprovalDecodeMatchesKube(f *testing.F) {
+	for _, doc := range crdApprovalTrickyDocs() {
+		f.Add([]byte(doc))
+	}
+	f.Add([]byte("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: a\n---\napiVersion: apiextensions.k8s.io/v1beta1\nkind: CustomResourceDefinition\nspec:\n  group: k8s.io\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ours, err := crdapproval.Decode(data)
+		if err != nil {
+			return
+		}
+		kube, err := kubeDecodeCRDs(data)
+		if err != nil {
+			return
+		}
+		if len(ours) != len(kube) {
+			t.Fatalf("%d CRDs, kube %d", len(ours), len(kube))
+		}
+		for i, k := range kube {
+			o := ours[i]
+			if o.APIVersion != k.apiVersion || o.Name != k.internal.Name || o.Group != k.internal.Spec.Group || fmt.Sprintf("%q", o.Annotations) != fmt.Sprintf("%q", k.internal.Annotations) {
+				t.Fatalf("CRD %d: read %s %q %q %q, kube %s %q %q %q", i+1, o.APIVersion, o.Name, o.Group, o.Annotations,
+					k.apiVersion, k.internal.Name, k.internal.Spec.Group, k.internal.Annotations)
+			}
+			want := crdapproval.NotRequired
+			if apihelpers.IsProtectedCommunityGroup(k.internal.Spec.Group) {
+				s, _ := apihelpers.GetAPIApprovalState(k.internal.Annotations)
+				want = kubeState[s]
+			}
+			if got := crdapproval.StateOf(o.Group, o.Annotations); got != want {
+				t.Fatalf("CRD %d: state %v, kube %v", i+1, got, want)
+			}
+		}
+	})
 }
