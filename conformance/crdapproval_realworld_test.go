@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -75,37 +74,6 @@ func kubeDecodeCRDs(data []byte) ([]kubeDecodedCRD, error) {
 	}
 }
 
-// crdApprovalChildEnv marks a process of the test binary started by
-// runInChildProcess.
-const crdApprovalChildEnv = "GATEHOUSE_CONFORMANCE_CRDAPPROVAL_CHILD"
-
-// runInChildProcess runs the calling test alone in a new process of the test
-// binary, and reports whether the caller is that process (then it goes on
-// with the test). The real-world CRDs carry x-kubernetes-validations rules,
-// which kube's CRD validation compiles; each compilation is recorded in the
-// process-wide metric apiserver_cel_compilation_duration_seconds, which
-// TestMetricDescriptorsMatchKubeAPIServer reads from the same registry and
-// expects to hold its own samples only. In a process of its own the test
-// validates the files as they are.
-func runInChildProcess(t *testing.T) bool {
-	t.Helper()
-	if os.Getenv(crdApprovalChildEnv) != "" {
-		return true
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^"+t.Name()+"$", "-test.count=1", "-test.v")
-	cmd.Env = append(os.Environ(), crdApprovalChildEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s in a child process: %v\n%s", t.Name(), err, out)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, "cases compared") {
-			t.Log(strings.TrimSpace(line))
-		}
-	}
-	return false
-}
-
 // crdApprovalRealworldOtherErrors is the rest of kube-apiserver's verdict on
 // the real-world CRDs: the errors of its validation on create other than the
 // approval check, which crdapproval does not make. They come from the
@@ -139,9 +107,6 @@ var crdApprovalRealworldOtherErrors = map[string][]string{
 // condition. The other errors of kube's validation must be those of
 // crdApprovalRealworldOtherErrors.
 func TestCRDApprovalRealworldMatchesKube(t *testing.T) {
-	if !runInChildProcess(t) {
-		return
-	}
 	ctx := context.Background()
 	files, err := filepath.Glob(filepath.Join(crdApprovalRealworldDir, "*.yaml"))
 	require.NoError(t, err)
