@@ -23,9 +23,6 @@ const (
 type target struct {
 	// into receives the JSON; nil when the kind's fields are not checked.
 	into any
-	// goType is, when into is nil, the Go type kube-apiserver decodes the
-	// kind into, as %T prints it (for an error of the protobuf decoder).
-	goType string
 	// finish defaults and converts after a decoding without fatal errors,
 	// given the strict errors (unknown and duplicate fields) found so far.
 	finish func(strictErrs []error) (*Configuration, error)
@@ -36,26 +33,26 @@ func targetFor(gvk groupVersionKind) (target, error) {
 		switch gvk.version {
 		case VersionV1:
 			obj := &wirev1.AuthorizationConfiguration{}
-			return target{obj, "", func(errs []error) (*Configuration, error) {
+			return target{obj, func(errs []error) (*Configuration, error) {
 				wirev1.SetDefaults(obj)
 				return orStrictError(fromV1(obj), errs)
 			}}, nil
 		case VersionV1Beta1:
 			obj := &v1beta1.AuthorizationConfiguration{}
-			return target{obj, "", func(errs []error) (*Configuration, error) {
+			return target{obj, func(errs []error) (*Configuration, error) {
 				v1beta1.SetDefaults(obj)
 				return orStrictError(fromV1Beta1(obj), errs)
 			}}, nil
 		case VersionV1Alpha1:
 			obj := &v1alpha1.AuthorizationConfiguration{}
-			return target{obj, "", func(errs []error) (*Configuration, error) {
+			return target{obj, func(errs []error) (*Configuration, error) {
 				v1alpha1.SetDefaults(obj)
 				return orStrictError(fromV1Alpha1(obj), errs)
 			}}, nil
 		case internalVersion:
 			// Decoded as is into the internal type: no defaults.
 			obj := &apiserver.AuthorizationConfiguration{}
-			return target{obj, "", func(errs []error) (*Configuration, error) {
+			return target{obj, func(errs []error) (*Configuration, error) {
 				return orStrictError(fromInternal(obj), errs)
 			}}, nil
 		}
@@ -77,14 +74,11 @@ func orStrictError(cfg *Configuration, strictErrs []error) (*Configuration, erro
 // kube-apiserver's scheme knows. They decode, and the loader then rejects the
 // result for its Go type.
 func otherKind(gvk groupVersionKind) (target, bool) {
-	if internalType, ok := apiserverKind(gvk); ok {
-		// The fields of the other apiserver configuration kinds are not
-		// checked (see "Differences from kube-apiserver" in the package doc).
-		pkg := gvk.version
-		if pkg == internalVersion {
-			pkg = "apiserver"
-		}
-		return target{nil, "*" + pkg + "." + internalType, func([]error) (*Configuration, error) {
+	if into, internalType := apiserverKind(gvk); into != nil {
+		return target{into, func(errs []error) (*Configuration, error) {
+			if len(errs) > 0 {
+				return nil, strictDecodingError(errs)
+			}
 			return nil, wrongKindError("*apiserver." + internalType)
 		}}, true
 	}
@@ -95,7 +89,7 @@ func otherKind(gvk groupVersionKind) (target, bool) {
 			// metav1's option kinds decode, but cannot be converted to an
 			// internal version; that error wins over strict errors.
 			into := newMetaOptions(gvk.kind)
-			return target{into, "", func([]error) (*Configuration, error) {
+			return target{into, func([]error) (*Configuration, error) {
 				return nil, notRegisteredError(groupVersionKind{legacyGroup, internalVersion, gvk.kind})
 			}}, true
 		}
@@ -105,7 +99,7 @@ func otherKind(gvk groupVersionKind) (target, bool) {
 			if gvk.version == internalVersion {
 				into = &metav1.InternalEvent{}
 			}
-			return target{into, "", func(errs []error) (*Configuration, error) {
+			return target{into, func(errs []error) (*Configuration, error) {
 				if len(errs) > 0 {
 					return nil, strictDecodingError(errs)
 				}
@@ -130,7 +124,7 @@ func otherKind(gvk groupVersionKind) (target, bool) {
 	default:
 		return target{}, false
 	}
-	return target{into, "", func(errs []error) (*Configuration, error) {
+	return target{into, func(errs []error) (*Configuration, error) {
 		if len(errs) > 0 {
 			return nil, strictDecodingError(errs)
 		}
@@ -156,40 +150,70 @@ func newMetaOptions(kind string) any {
 }
 
 // apiserverKind returns, for the other configuration kinds registered in
-// the scheme, the name of the internal Go type they convert to.
-func apiserverKind(gvk groupVersionKind) (string, bool) {
+// the scheme, a value to decode into and the name of the internal Go type
+// kube-apiserver converts them to; nil for other kinds.
+func apiserverKind(gvk groupVersionKind) (any, string) {
 	switch gvk.groupVersion() {
 	case configGroup + "/" + VersionV1:
 		switch gvk.kind {
-		case "AdmissionConfiguration", "AuthenticationConfiguration", "EncryptionConfiguration", "TracingConfiguration":
-			return gvk.kind, true
+		case "AdmissionConfiguration":
+			return &wirev1.AdmissionConfiguration{}, gvk.kind
+		case "AuthenticationConfiguration":
+			return &wirev1.AuthenticationConfiguration{}, gvk.kind
+		case "EncryptionConfiguration":
+			return &wirev1.EncryptionConfiguration{}, gvk.kind
+		case "TracingConfiguration":
+			return &wirev1.TracingConfiguration{}, gvk.kind
 		}
-	case configGroup + "/" + VersionV1Beta1, configGroup + "/" + VersionV1Alpha1:
+	case configGroup + "/" + VersionV1Beta1:
 		switch gvk.kind {
-		case "AuthenticationConfiguration", "TracingConfiguration":
-			return gvk.kind, true
+		case "AuthenticationConfiguration":
+			return &v1beta1.AuthenticationConfiguration{}, gvk.kind
+		case "TracingConfiguration":
+			return &v1beta1.TracingConfiguration{}, gvk.kind
+		}
+	case configGroup + "/" + VersionV1Alpha1:
+		switch gvk.kind {
+		case "AuthenticationConfiguration":
+			return &v1alpha1.AuthenticationConfiguration{}, gvk.kind
+		case "TracingConfiguration":
+			return &v1alpha1.TracingConfiguration{}, gvk.kind
 		}
 	case configGroup + "/" + internalVersion:
 		switch gvk.kind {
-		case "AdmissionConfiguration", "AuthenticationConfiguration", "EgressSelectorConfiguration", "EncryptionConfiguration", "TracingConfiguration":
-			return gvk.kind, true
+		case "AuthenticationConfiguration":
+			return &apiserver.AuthenticationConfiguration{}, gvk.kind
+		case "EncryptionConfiguration":
+			return &apiserver.EncryptionConfiguration{}, gvk.kind
+		case "TracingConfiguration":
+			return &apiserver.TracingConfiguration{}, gvk.kind
 		}
-	case legacyGroup + "/" + VersionV1Alpha1, legacyGroup + "/" + internalVersion:
+		fallthrough
+	case legacyGroup + "/" + internalVersion:
 		switch gvk.kind {
-		case "AdmissionConfiguration", "EgressSelectorConfiguration":
-			return gvk.kind, true
+		case "AdmissionConfiguration":
+			return &apiserver.AdmissionConfiguration{}, gvk.kind
+		case "EgressSelectorConfiguration":
+			return &apiserver.EgressSelectorConfiguration{}, gvk.kind
+		}
+	case legacyGroup + "/" + VersionV1Alpha1:
+		switch gvk.kind {
+		case "AdmissionConfiguration":
+			return &v1alpha1.AdmissionConfiguration{}, gvk.kind
+		case "EgressSelectorConfiguration":
+			return &v1alpha1.EgressSelectorConfiguration{}, gvk.kind
 		}
 	case legacyGroup + "/" + VersionV1Beta1:
 		if gvk.kind == "EgressSelectorConfiguration" {
-			return gvk.kind, true
+			return &v1beta1.EgressSelectorConfiguration{}, gvk.kind
 		}
 	case VersionV1:
 		// Registered in the core group too, under a misspelt kind.
 		if gvk.kind == "EncryptionConfig" {
-			return "EncryptionConfiguration", true
+			return &wirev1.EncryptionConfiguration{}, "EncryptionConfiguration"
 		}
 	}
-	return "", false
+	return nil, ""
 }
 
 // metaKinds reports which of metav1's option kinds and WatchEvent the scheme

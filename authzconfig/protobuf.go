@@ -43,11 +43,7 @@ func decodeProtobuf(data []byte) (*Configuration, error) {
 	}
 	message, ok := t.into.(protobufMessage)
 	if !ok {
-		goType := t.goType
-		if t.into != nil {
-			goType = fmt.Sprintf("%T", t.into)
-		}
-		return nil, fmt.Errorf("object %s does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message", goType)
+		return nil, fmt.Errorf("object %T does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message", t.into)
 	}
 	message.Reset()
 	if err := message.Unmarshal(envelope.Raw); err != nil {
