@@ -120,3 +120,37 @@ type WebhookMatchCondition struct {
 	// Expression is a CEL expression that must evaluate to a bool.
 	Expression string `json:"expression"`
 }
+
+// DeepCopy returns a copy of the configuration that shares no memory with it.
+func (c *Configuration) DeepCopy() *Configuration {
+	if c == nil {
+		return nil
+	}
+	out := &Configuration{}
+	if c.Authorizers != nil {
+		out.Authorizers = make([]AuthorizerConfiguration, len(c.Authorizers))
+	}
+	for i, a := range c.Authorizers {
+		out.Authorizers[i] = a
+		if a.Webhook == nil {
+			continue
+		}
+		w := *a.Webhook
+		w.CacheAuthorizedRequests = copyPtr(w.CacheAuthorizedRequests)
+		w.CacheUnauthorizedRequests = copyPtr(w.CacheUnauthorizedRequests)
+		w.ConnectionInfo.KubeConfigFile = copyPtr(w.ConnectionInfo.KubeConfigFile)
+		if w.MatchConditions != nil {
+			w.MatchConditions = append([]WebhookMatchCondition{}, w.MatchConditions...)
+		}
+		out.Authorizers[i].Webhook = &w
+	}
+	return out
+}
+
+func copyPtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
