@@ -140,8 +140,8 @@ func TestParseFlags(t *testing.T) {
 	assert.True(t, f.LegacyFlagsSet())
 
 	for msg, args := range map[string][]string{
-		`invalid argument "soon" for "--authorization-webhook-cache-unauthorized-ttl" flag: time: invalid duration "soon"`: {"--authorization-webhook-cache-unauthorized-ttl=soon"},
-		"flag needs an argument: --authorization-mode": {"--authorization-mode"},
+		`invalid argument "soon" for "--authorization-webhook-cache-unauthorized-ttl" flag: time: invalid duration "soon"`:                    {"--authorization-webhook-cache-unauthorized-ttl=soon"},
+		"flag needs an argument: --authorization-mode":                                                                                        {"--authorization-mode"},
 		`invalid argument "\"RBAC" for "--authorization-mode" flag: parse error on line 1, column 6: extraneous or missing " in quoted-field`: {`--authorization-mode="RBAC`},
 	} {
 		_, err := ParseFlags(args)

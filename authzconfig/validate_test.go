@@ -16,8 +16,8 @@ import (
 
 // fakeFiles is a file system of absolute paths for the kubeconfig checks.
 var fakeFiles = fstest.MapFS{
-	"etc/kubernetes/kc.yaml":   {Data: []byte("kind: Config\n")},
-	"etc/kubernetes/dir":       {Mode: fs.ModeDir},
+	"etc/kubernetes/kc.yaml": {Data: []byte("kind: Config\n")},
+	"etc/kubernetes/dir":     {Mode: fs.ModeDir},
 }
 
 func fakeStat(name string) (fs.FileInfo, error) {
