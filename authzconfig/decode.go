@@ -28,6 +28,15 @@ import (
 // Decode does no semantic validation: a configuration that decodes may still
 // be invalid. Call Validate.
 func Decode(data []byte) (*Configuration, error) {
+	if cfg, ok := fastDecode(data); ok {
+		return cfg, nil
+	}
+	return decodeExact(data)
+}
+
+// decodeExact is Decode step by step as kube-apiserver decodes, without the
+// fast path for plain YAML.
+func decodeExact(data []byte) (*Configuration, error) {
 	if len(data) == 0 {
 		return &Configuration{}, nil
 	}
@@ -52,7 +61,11 @@ func Decode(data []byte) (*Configuration, error) {
 // ignored. Empty documents (a trailing "---", or documents of only comments)
 // do not count.
 func DecodeSingleDocument(data []byte) (*Configuration, error) {
-	cfg, err := Decode(data)
+	if cfg, ok := fastDecode(data); ok {
+		// The fast path reads single documents only.
+		return cfg, nil
+	}
+	cfg, err := decodeExact(data)
 	if err != nil {
 		return nil, err
 	}

@@ -100,3 +100,25 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastPath checks the fast path for plain YAML against the exact
+// decoder: wherever the fast path answers, the exact decoder accepts the
+// data and gives the same configuration.
+func FuzzFastPath(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{
+		"apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: RBAC\n  name: rbac\n",
+		"---\napiVersion: 'apiserver.config.k8s.io/v1beta1'\nkind: \"AuthorizationConfiguration\" # c\nauthorizers:\n  -   type: Webhook\n      name: w\n      webhook:\n        timeout: 3s\n        cacheAuthorizedRequests: false\n        connectionInfo:\n          type: KubeConfigFile\n          kubeConfigFile: /kc\n        matchConditions:\n        - expression: 'a ''b'' c'\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := fastDecode(data)
+		if !ok {
+			return
+		}
+		exact, err := decodeExact(data)
+		require.NoError(t, err, "the fast path accepted:\n%s", data)
+		require.Equal(t, exact, fast, "input:\n%s", data)
+	})
+}

@@ -16,8 +16,9 @@ import (
 
 // fakeFiles is a file system of absolute paths for the kubeconfig checks.
 var fakeFiles = fstest.MapFS{
-	"etc/kubernetes/kc.yaml": {Data: []byte("kind: Config\n")},
-	"etc/kubernetes/dir":     {Mode: fs.ModeDir},
+	"etc/kubernetes/kc.yaml":         {Data: []byte("kind: Config\n")},
+	"etc/kubernetes/dir":             {Mode: fs.ModeDir},
+	"kube-system-authz-webhook.yaml": {Data: []byte("kind: Config\n")},
 }
 
 func fakeStat(name string) (fs.FileInfo, error) {
