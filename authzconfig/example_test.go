@@ -94,7 +94,7 @@ apiVersion: apiserver.config.k8s.io/v1
 kind: AuthorizationConfiguration
 authorizers:
 - {type: RBAC, name: roles}
-`), startup, authzconfig.ValidateOptions{})
+`), startup.Configuration, authzconfig.ValidateOptions{})
 	fmt.Println(err)
 	// Output:
 	// [expected name rbac for authorizer RBAC instead of roles, missing required types: [Node]]

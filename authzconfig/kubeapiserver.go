@@ -29,13 +29,14 @@ import (
 // kube-apiserver passes the validation aggregate through fmt.Errorf as a
 // format string, which garbles a '%' in a value; DecodeAndValidate keeps the
 // text as it is (see "Differences from kube-apiserver" in the package doc).
-func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions) (*Configuration, error) {
+func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions) (*Compiled, error) {
 	cfg, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load AuthorizationConfiguration from file: %w", err)
 	}
-	if errs := Validate(cfg, opts); len(errs) > 0 {
-		return nil, errors.New(errs.ToAggregate().Error())
+	compiled, fieldErrs := ValidateAndCompile(cfg, opts)
+	if len(fieldErrs) > 0 {
+		return nil, errors.New(fieldErrs.ToAggregate().Error())
 	}
 	var errs []error
 	for _, a := range cfg.Authorizers {
@@ -59,7 +60,7 @@ func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions
 			return nil, err
 		}
 	}
-	return cfg, nil
+	return compiled, nil
 }
 
 // ValidateReload checks a configuration that is to replace, by an automatic
