@@ -34,6 +34,7 @@ func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions
 	if err != nil {
 		return nil, fmt.Errorf("failed to load AuthorizationConfiguration from file: %w", err)
 	}
+	opts.RequireTypeNames = false // reported below, in kube-apiserver's words
 	compiled, fieldErrs := ValidateAndCompile(cfg, opts)
 	if len(fieldErrs) > 0 {
 		return nil, errors.New(fieldErrs.ToAggregate().Error())
@@ -43,8 +44,8 @@ func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions
 		if a.Type == TypeWebhook {
 			continue
 		}
-		if want := strings.ToLower(a.Type); a.Name != want {
-			errs = append(errs, fmt.Errorf("expected name %s for authorizer %s instead of %s", want, a.Type, a.Name))
+		if a.Name != strings.ToLower(a.Type) {
+			errs = append(errs, errors.New(typeNameMessage(a.Type, a.Name)))
 		}
 	}
 	if startup != nil {

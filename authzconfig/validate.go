@@ -57,6 +57,14 @@ type ValidateOptions struct {
 	// matchcond.NewAuthorizationCompiler and pass it every time.
 	Compiler *matchcond.AuthorizationCompiler
 
+	// RequireTypeNames applies kube-apiserver's own naming rule: an
+	// authorizer of a type other than Webhook must be named after its
+	// lowercased type. A violation is an Invalid name whose detail is
+	// kube-apiserver's message ("expected name rbac for authorizer RBAC
+	// instead of myrbac"), after all other errors, as kube-apiserver checks
+	// it last. (DecodeAndValidate words it exactly as kube-apiserver does.)
+	RequireTypeNames bool
+
 	// RejectInClusterConfig makes connectionInfo.type InClusterConfig an
 	// error (Unsupported value, supported: "KubeConfigFile"), for servers
 	// that, like kube-apiserver, cannot call a webhook in-cluster.
@@ -172,6 +180,7 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 	}
 	seenTypes := make([]string, 0, len(cfg.Authorizers))
 	seenNames := make(map[string]struct{}, len(cfg.Authorizers))
+	var nameErrs field.ErrorList
 	v.matchers = make([]*matchcond.AuthorizationMatcher, len(cfg.Authorizers))
 	for i := range cfg.Authorizers {
 		a := &cfg.Authorizers[i]
@@ -188,6 +197,11 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 			continue
 		}
 		seenTypes = append(seenTypes, a.Type)
+		if v.opts.RequireTypeNames && a.Type != TypeWebhook && a.Name != "" {
+			if want := strings.ToLower(a.Type); a.Name != want {
+				nameErrs = append(nameErrs, field.Invalid(path.Child("name"), a.Name, typeNameMessage(a.Type, a.Name)))
+			}
+		}
 
 		// Every name counts as seen, even an empty or invalid one.
 		_, seen := seenNames[a.Name]
@@ -214,7 +228,13 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 			errs = append(errs, field.Invalid(path.Child("webhook"), "non-null", "may only be specified when type=Webhook"))
 		}
 	}
-	return errs
+	return append(errs, nameErrs...)
+}
+
+// typeNameMessage is kube-apiserver's message for a non-webhook authorizer
+// not named after its lowercased type.
+func typeNameMessage(typ, name string) string {
+	return fmt.Sprintf("expected name %s for authorizer %s instead of %s", strings.ToLower(typ), typ, name)
 }
 
 // webhook checks a webhook's settings. kube-apiserver reports them under
