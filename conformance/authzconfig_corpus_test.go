@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // This file generates the corpus of the AuthorizationConfiguration
@@ -534,8 +536,31 @@ func rawCases() []authzCorpusCase {
 		{name: "egress selector v1beta1", data: "apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: master\n  connection:\n    proxyProtocol: Direct\n"},
 		{name: "egress selector internal", data: "apiVersion: apiserver.config.k8s.io/__internal\nkind: EgressSelectorConfiguration\negressSelections: x\n"},
 		{name: "protobuf empty body", data: "k8s\x00"},
+		{name: "protobuf AuthorizationConfiguration", data: protobufEnvelope("apiserver.config.k8s.io/v1", "AuthorizationConfiguration", "")},
+		{name: "protobuf internal AuthorizationConfiguration", data: protobufEnvelope("apiserver.config.k8s.io/__internal", "AuthorizationConfiguration", "")},
+		{name: "protobuf tracing", data: protobufEnvelope("apiserver.config.k8s.io/v1beta1", "TracingConfiguration", "")},
+		{name: "protobuf core EncryptionConfig", data: protobufEnvelope("v1", "EncryptionConfig", "")},
+		{name: "protobuf status", data: protobufEnvelope("v1", "Status", "")},
+		{name: "protobuf status with a broken body", data: protobufEnvelope("v1", "Status", "\xff")},
+		{name: "protobuf list options", data: protobufEnvelope("apiserver.k8s.io/v1alpha1", "ListOptions", "")},
+		{name: "protobuf watch event", data: protobufEnvelope("apiserver.config.k8s.io/v1", "WatchEvent", "")},
+		{name: "protobuf internal watch event", data: protobufEnvelope("apiserver.k8s.io/__internal", "WatchEvent", "")},
+		{name: "protobuf unknown kind", data: protobufEnvelope("apiserver.config.k8s.io/v1", "Foo", "")},
+		{name: "protobuf no kind", data: protobufEnvelope("apiserver.config.k8s.io/v1", "", "")},
+		{name: "protobuf bad apiVersion", data: protobufEnvelope("a/b/c", "AuthorizationConfiguration", "")},
 		{name: "protobuf garbage", data: "k8s\x00\xff\xff"},
 	}
+}
+
+// protobufEnvelope is kube-apiserver's protobuf encoding of an object: the
+// magic prefix and a runtime.Unknown.
+func protobufEnvelope(apiVersion, kind, raw string) string {
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: []byte(raw)}
+	out, err := u.Marshal()
+	if err != nil {
+		panic(err)
+	}
+	return "k8s\x00" + string(out)
 }
 
 // authzCorpus generates the whole corpus. withConditions includes the cases
