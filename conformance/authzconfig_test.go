@@ -219,3 +219,19 @@ func TestAuthzConfigDecodeAndValidateMatchesKubeAPIServer(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAuthzConfigMatchesKubeAPIServer decodes and validates arbitrary data
+// with both implementations and requires the same outcome, starting from
+// the corpus.
+func FuzzAuthzConfigMatchesKubeAPIServer(f *testing.F) {
+	places := kubeconfigPlaces(f)
+	for _, c := range authzCorpus(true) {
+		f.Add([]byte(places.Replace(c.data)))
+	}
+	compiler := authorizationcel.NewDefaultCompiler()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want := kubeAPIServerOutcome(t, compiler, data)
+		got := gatehouseOutcome(t, data)
+		require.Equal(t, want, got, "input:\n%q", data)
+	})
+}
