@@ -1,0 +1,65 @@
+package matchcond
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/cel-go/interpreter"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+)
+
+// compiledCondition is one compiled match condition.
+type compiledCondition struct {
+	index      int // in the list given to Compile
+	expression string
+	uses       selectorUse
+
+	// fast is the untracked plan (see fastpath.go); nil when the condition
+	// must always be tracked.
+	fast interpreter.InterpretableV2
+	// tracked is the program with kube-apiserver's cost tracking.
+	tracked *icel.Program
+}
+
+// evaluation is the state of the conditions of one call.
+type evaluation struct {
+	ctx  context.Context
+	act  interpreter.Activation
+	fast bool // the request is within the fast path's size bound
+	// frame is the frame of the untracked plans, created on first use.
+	frame *interpreter.ExecutionFrame
+}
+
+func (e *evaluation) close() {
+	if e.frame != nil {
+		e.frame.Close()
+		e.frame = nil
+	}
+}
+
+// eval evaluates c. Traced evaluations are always tracked, to report their
+// cost.
+func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
+	if e.fast && !traced && c.fast != nil {
+		if e.frame == nil {
+			f, err := newFrame(e.ctx, e.act)
+			if err != nil {
+				return evalResult{err: err}
+			}
+			e.frame = f
+		}
+		val, err := execUntracked(c.fast, e.frame)
+		if err != nil && errors.Is(err, interpreter.InterruptError{}) {
+			err = fmt.Errorf("%w: %w", err, context.Cause(e.ctx))
+		}
+		return evalResult{val: val, err: err}
+	}
+	var ctx context.Context
+	if e.ctx.Done() != nil {
+		ctx = e.ctx // a context that can be cancelled: comprehensions check it
+	}
+	val, cost, err := c.tracked.Eval(ctx, e.act)
+	return evalResult{val: val, cost: cost, err: err}
+}
