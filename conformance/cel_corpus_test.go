@@ -202,6 +202,17 @@ func listCases() []celCase {
 			out = append(out, celCase{expr: l + "." + f, vars: vars})
 		}
 	}
+	// Heterogeneous lists at runtime (list literals must be homogeneous).
+	hetero := [][]any{
+		{int64(1), "a"}, {"a", int64(1)}, {int64(1), uint64(2), 3.5}, {int64(2), 1.0, uint64(1)}, {nil, int64(1)},
+		{[]any{int64(1)}, int64(2)}, {map[string]any{}, map[string]any{}}, {true, int64(1)}, {int64(1)}, {},
+		{"b", "a", "c"}, {[]byte("x"), "x"}, {types.Duration{Duration: time.Second}, int64(1)},
+	}
+	for _, h := range hetero {
+		for _, f := range []string{"isSorted()", "sum()", "max()", "min()", "indexOf(1)", "lastIndexOf('a')", "includes(1)", "includes('a')", "sort()", "distinct()"} {
+			out = append(out, celCase{expr: "dy." + f, vars: map[string]any{"dy": h}})
+		}
+	}
 	out = append(out, cases(
 		"'hello'.indexOf('l')", "'hello'.lastIndexOf('l')", "'hello'.indexOf('l', 3)", "'hello'.lastIndexOf('l', 2)",
 		"'abc'.includes('a')", "1.includes(1)", "{'a': 1}.includes('a')", "dyn({'a': 1}).includes({'a': 1})",
@@ -557,12 +568,30 @@ func extensionCases() []celCase {
 	return out
 }
 
+// limitCases exceed the cost limit, or come close to it, in one call: the
+// calls gatehouse checks before running them (lists.range, distinct, sort,
+// sortBy, sets.*) at sizes kube-apiserver still evaluates quickly.
+func limitCases() []celCase {
+	return cases(
+		"lists.range(999988)", "lists.range(999988).size()", "lists.range(999989)", "lists.range(999990)", "lists.range(1000000)",
+		"lists.range(1000001)", "lists.range(-1)", "lists.range(-1).size()", "lists.range(1000001).distinct()",
+		"lists.range(1000).distinct()", "lists.range(706).distinct()", "lists.range(707).distinct()", "lists.range(600).sort()",
+		"lists.range(900).sort()", "lists.range(700).sortBy(x, -x)", "lists.range(800).sortBy(x, -x)",
+		"sets.contains(lists.range(1000), lists.range(999))", "sets.contains(lists.range(1000), lists.range(1001))",
+		"sets.equivalent(lists.range(700), lists.range(700))", "sets.intersects(lists.range(1000), lists.range(1000))",
+		"lists.range(1000).map(x, string(x)).sort()", "lists.range(1000).map(x, string(x)).distinct()",
+		"dyn(lists.range(1000)).distinct()", "[lists.range(800)].all(l, l.sort().size() > 0)",
+		"lists.range(500).map(i, lists.range(500).distinct().size()).size()",
+		"lists.range(3).map(i, lists.range(999000).size())", "[lists.range(5), lists.range(999990)].size()",
+	)
+}
+
 // allLibraryCases is the whole corpus.
 func allLibraryCases() []celCase {
 	var out []celCase
 	for _, gen := range []func() []celCase{
 		urlCases, regexCases, listCases, quantityCases, ipCases, cidrCases, formatCases, semverCases, authzCases,
-		formatStringCases, extensionCases,
+		formatStringCases, extensionCases, limitCases,
 	} {
 		out = append(out, gen()...)
 	}

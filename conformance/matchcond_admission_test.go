@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 
@@ -20,7 +19,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/apiserver/pkg/admission"
-	admissionmetrics "k8s.io/apiserver/pkg/admission/metrics"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
@@ -28,10 +26,8 @@ import (
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
-	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/gatehouse-dev/gatehouse/matchcond"
-	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
 var ourAdmissionCompiler = sync.OnceValues(matchcond.NewAdmissionCompiler)
@@ -552,96 +548,6 @@ func errorStrings(errs field.ErrorList) []string {
 	var out []string
 	for _, e := range errs {
 		out = append(out, e.Error())
-	}
-	return out
-}
-
-// TestAdmissionMatchConditionMetricsMatchKubeAPIServer counts the metrics
-// of the same evaluations on both sides. kube-apiserver's webhook
-// dispatcher, not its matcher, records exclusions: the kube side records
-// them as the dispatcher does.
-func TestAdmissionMatchConditionMetricsMatchKubeAPIServer(t *testing.T) {
-	sink := metrics.NewMemory()
-	broken := "request.userInfo.groups[7] == ''"
-	before := gatherAdmissionMatchMetrics(t)
-	ignore := admissionregistrationv1.Ignore
-	for i, list := range [][]string{{"true"}, {"false"}, {broken, "false"}, {"false", broken}, {broken}, {broken, broken, "true"}} {
-		for _, policy := range []bool{false, true} {
-			for _, fp := range []*admissionregistrationv1.FailurePolicyType{nil, &ignore} {
-				name := fmt.Sprintf("metrics-%d", i)
-				o := matchcond.AdmissionOptions{Policy: policy, FailurePolicy: fp, Name: name, Type: "validate", Metrics: sink}
-				p := compileAdmissionPair(t, named(list...), o)
-				for _, c := range admissionCases() {
-					va := &admission.VersionedAttributes{Attributes: c.attrs, VersionedKind: c.kind,
-						VersionedObject: admission.NewLazyObject(c.object), VersionedOldObject: admission.NewLazyObject(c.oldObject)}
-					r := p.kube.Match(context.Background(), va, nil, nil)
-					if p.kind == "webhook" && r.Error == nil && !r.Matches {
-						admissionmetrics.Metrics.ObserveMatchConditionExclusion(context.Background(), name, "webhook", "validate", string(c.attrs.GetOperation()))
-					}
-					request := admissionRequestOf(c)
-					p.ours.Match(context.Background(), &matchcond.AdmissionAttributes{Request: request, Object: c.object, OldObject: c.oldObject})
-				}
-			}
-		}
-	}
-	after := gatherAdmissionMatchMetrics(t)
-	compared := 0
-	for key, n := range after {
-		labels := strings.Split(key.labels, "\xff")
-		if !strings.HasPrefix(labels[0], "metrics-") {
-			continue
-		}
-		want := n - before[key]
-		var got float64
-		switch key.metric {
-		case metrics.AdmissionMatchConditionDuration.Name():
-			got = float64(sink.HistogramOf(metrics.AdmissionMatchConditionDuration, labels...).Count)
-		case metrics.AdmissionMatchConditionErrors.Name():
-			got = sink.Value(metrics.AdmissionMatchConditionErrors, labels...)
-		case metrics.AdmissionMatchConditionExclusions.Name():
-			got = sink.Value(metrics.AdmissionMatchConditionExclusions, labels...)
-		}
-		assert.Equal(t, want, got, "%s%v", key.metric, labels)
-		compared++
-	}
-	assert.Positive(t, compared)
-	// Nothing recorded by gatehouse that kube-apiserver did not record.
-	for _, d := range []*metrics.Desc{metrics.AdmissionMatchConditionDuration, metrics.AdmissionMatchConditionErrors, metrics.AdmissionMatchConditionExclusions} {
-		for _, labels := range sink.Series(d) {
-			_, ok := after[metricKey{d.Name(), strings.Join(labels, "\xff")}]
-			assert.True(t, ok, "%s%v recorded by gatehouse only", d.Name(), labels)
-		}
-	}
-}
-
-type metricKey struct {
-	metric string
-	labels string // name, kind, type, operation
-}
-
-func gatherAdmissionMatchMetrics(t *testing.T) map[metricKey]float64 {
-	t.Helper()
-	families, err := legacyregistry.DefaultGatherer.Gather()
-	require.NoError(t, err)
-	out := map[metricKey]float64{}
-	for _, mf := range families {
-		switch mf.GetName() {
-		case metrics.AdmissionMatchConditionDuration.Name(), metrics.AdmissionMatchConditionErrors.Name(), metrics.AdmissionMatchConditionExclusions.Name():
-		default:
-			continue
-		}
-		for _, s := range mf.GetMetric() {
-			l := map[string]string{}
-			for _, p := range s.GetLabel() {
-				l[p.GetName()] = p.GetValue()
-			}
-			key := metricKey{mf.GetName(), strings.Join([]string{l["name"], l["kind"], l["type"], l["operation"]}, "\xff")}
-			if h := s.GetHistogram(); h != nil {
-				out[key] = float64(h.GetSampleCount())
-			} else {
-				out[key] = s.GetCounter().GetValue()
-			}
-		}
 	}
 	return out
 }

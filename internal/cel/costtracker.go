@@ -33,7 +33,22 @@ type costStack struct {
 	// topOverflow holds ids beyond len(top) (none in an AST of the program,
 	// whose ids are all below its maximum id).
 	topOverflow map[int64]int32
+	// work counts the entries pushed, looked up and removed: the work of
+	// the stack, which tests assert is linear.
+	work uint64
+	// trace, if set, is told every operation (tests replay them on cel-go's
+	// linear search to count its work).
+	trace func(op stackOp, id int64)
 }
+
+// stackOp is an operation of costStack, for trace.
+type stackOp uint8
+
+const (
+	opPush stackOp = iota
+	opDrop
+	opPop
+)
 
 type stackEntry struct {
 	val ref.Val
@@ -65,6 +80,10 @@ func (s *costStack) setTop(id int64, t int32) {
 }
 
 func (s *costStack) push(val ref.Val, id int64) {
+	s.work++
+	if s.trace != nil {
+		s.trace(opPush, id)
+	}
 	s.entries = append(s.entries, stackEntry{val: val, id: id, below: s.topOf(id)})
 	s.setTop(id, int32(len(s.entries)))
 }
@@ -72,6 +91,7 @@ func (s *costStack) push(val ref.Val, id int64) {
 // truncate removes the entries from index n up.
 func (s *costStack) truncate(n int) {
 	for i := len(s.entries) - 1; i >= n; i-- {
+		s.work++
 		e := &s.entries[i]
 		s.setTop(e.id, e.below)
 		e.val = nil
@@ -81,6 +101,10 @@ func (s *costStack) truncate(n int) {
 
 // drop removes the topmost entry with the id and everything above it.
 func (s *costStack) drop(id int64) {
+	s.work++
+	if s.trace != nil {
+		s.trace(opDrop, id)
+	}
 	if t := s.topOf(id); t > 0 {
 		s.truncate(int(t - 1))
 	}
@@ -91,6 +115,10 @@ func (s *costStack) drop(id int64) {
 // arguments found so far, if an argument is absent.
 func (s *costStack) dropArgs(ids []int64, args []ref.Val) bool {
 	for i := len(ids) - 1; i >= 0; i-- {
+		s.work++
+		if s.trace != nil {
+			s.trace(opPop, ids[i])
+		}
 		t := s.topOf(ids[i])
 		if t == 0 {
 			return false
@@ -103,11 +131,13 @@ func (s *costStack) dropArgs(ids []int64, args []ref.Val) bool {
 
 // costTracker is the cost state of one evaluation.
 type costTracker struct {
-	program *Program
-	limit   uint64
-	cost    uint64
-	stack   costStack
-	args    []ref.Val
+	program   *Program
+	limit     uint64
+	cost      uint64
+	stepLimit uint64
+	steps     uint64
+	stack     costStack
+	args      []ref.Val
 	// activation is the root activation, which leads observers from any
 	// frame of the evaluation to this tracker.
 	activation trackedActivation
@@ -137,7 +167,9 @@ func trackerOf(vars interpreter.Activation) *costTracker {
 
 func (t *costTracker) reset(stackIDs int) {
 	t.cost = 0
+	t.steps = 0
 	t.stack.truncate(0)
+	t.stack.work = 0
 	if cap(t.stack.top) < stackIDs {
 		t.stack.top = make([]int32, stackIDs)
 	}

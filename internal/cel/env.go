@@ -62,8 +62,8 @@ func EnvOptions() []cel.EnvOption {
 //
 // Programs built this way evaluate exactly as kube-apiserver's, including
 // its evaluation time, which can grow with the square of the work done (see
-// the package documentation). NewProgram gives the same results and costs in
-// bounded time; prefer it.
+// the package documentation). Planner.NewProgram gives the same results and
+// costs in bounded time; prefer it.
 func ProgramOptions() []cel.ProgramOption {
 	return []cel.ProgramOption{
 		cel.EvalOptions(cel.OptOptimize, cel.OptTrackCost),

@@ -4,6 +4,7 @@ import (
 	"reflect"
 
 	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
@@ -51,6 +52,9 @@ type observation struct {
 	// baseCost is the creation cost of a constructor.
 	baseCost uint64
 	call     *callInfo
+	// guard, if set, is the call whose last argument this step evaluates,
+	// and whose cost is checked before the call runs (see precheck).
+	guard *observation
 
 	// Planning state, resolved by finalize once the plan is complete
 	// (attribute ids change as the planner adds qualifiers).
@@ -94,6 +98,13 @@ func (o *observation) observe(vars interpreter.Activation, val ref.Val) {
 			t.cost += t.callCost(o.call, args, val)
 		}
 		clear(args)
+		if o.call.overloadID == overloads.ExtFormatString {
+			// string.format is charged for its format string only; its
+			// work is the text it writes, one step per byte.
+			if str, ok := val.(types.String); ok {
+				t.steps += uint64(len(str))
+			}
+		}
 	case observeConstructor:
 		args := t.argBuffer(len(o.ids))
 		s.dropArgs(o.ids, args)
@@ -102,8 +113,82 @@ func (o *observation) observe(vars interpreter.Activation, val ref.Val) {
 	}
 	s.push(val, o.pushID)
 	if t.cost > t.limit {
-		panic(interpreter.EvalCancelledError{Cause: interpreter.CostLimitExceeded, Message: "operation cancelled: actual cost limit exceeded"})
+		panic(costLimitExceeded)
 	}
+	if t.steps++; t.steps > t.stepLimit {
+		panic(stepLimitExceeded)
+	}
+	if o.guard != nil {
+		t.precheck(o.guard)
+	}
+}
+
+var (
+	costLimitExceeded = interpreter.EvalCancelledError{Cause: interpreter.CostLimitExceeded, Message: "operation cancelled: actual cost limit exceeded"}
+	stepLimitExceeded = interpreter.EvalCancelledError{Cause: interpreter.CostLimitExceeded, Message: "operation cancelled: evaluation step limit exceeded"}
+)
+
+// precheck stops the evaluation before a guarded call (see guarded) if the
+// cost that cel-go will charge for it once it has run exceeds the limit.
+// cel-go charges a call after running it, so lists.range(999000).distinct()
+// runs its 10¹² comparisons and then fails; here it fails at once, with the
+// same error and the same cost, since these costs depend on the arguments
+// only.
+//
+// It runs right after the call's last argument was observed: the arguments
+// are at the top of the stack, where the call's observation will find them.
+func (t *costTracker) precheck(call *observation) {
+	s := &t.stack
+	args := t.argBuffer(len(call.ids))
+	defer clear(args)
+	limit := int32(len(s.entries))
+	for i := len(call.ids) - 1; i >= 0; i-- {
+		at := s.topOf(call.ids[i])
+		for at > limit {
+			at = s.entries[at-1].below
+		}
+		if at == 0 {
+			return // cel-go will not find the argument and will charge nothing
+		}
+		v := s.entries[at-1].val
+		if v == nil || types.IsUnknownOrError(v) {
+			return // the function will not run
+		}
+		args[i] = v
+		limit = at - 1
+	}
+	cost, ok := predictedCost(call.call.overloadID, call.call.extTracker, args)
+	if ok && saturatingAdd(t.cost, cost) > t.limit {
+		t.cost += cost
+		panic(costLimitExceeded)
+	}
+}
+
+// predictedCost returns the cost cel-go will charge for a call of a
+// guarded overload with args, reporting false if the cost function panics
+// (cel-go then reports an internal error, which the call's observation
+// reproduces).
+func predictedCost(overloadID string, track functionTracker, args []ref.Val) (cost uint64, ok bool) {
+	if overloadID == "lists_range" {
+		// The cost is that of the result, a list of n elements, or of an
+		// error (size 1) for a negative n or one beyond ext.Lists' maximum.
+		n, isInt := args[0].(types.Int)
+		size := uint64(1)
+		if isInt && n >= 0 && n <= maxRangeSize {
+			size = uint64(n)
+		}
+		return *allocatingListCost(1, size), true
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	c := track(args, nil)
+	if c == nil {
+		return 0, false
+	}
+	return *c, true
 }
 
 // Types of cel-go's interpreter that its cost observer singles out; they are
@@ -222,6 +307,11 @@ func (p *planState) finalize() {
 				o.ids[i] = a.ID()
 			}
 			o.call = &callInfo{function: call.Function(), overloadID: call.OverloadID(), extTracker: extensionCostTracker(call.OverloadID())}
+			if guarded(o.call.overloadID) && len(args) > 0 {
+				if last := observationOf(args[len(args)-1]); last != nil {
+					last.guard = o
+				}
+			}
 		case observeConstructor:
 			c := o.step.(interpreter.InterpretableConstructor)
 			vals := c.InitVals()
@@ -241,6 +331,37 @@ func (p *planState) finalize() {
 		o.source, o.step = nil, nil
 	}
 	p.observations = nil
+}
+
+// maxRangeSize is the largest list lists.range makes (ext.Lists' default).
+const maxRangeSize = 1_000_000
+
+// guarded reports whether a call of the overload is checked against the
+// cost limit before it runs: its work grows faster than its arguments
+// (distinct, sort, sortBy, sets.*) or it allocates in proportion to an
+// argument (lists.range), and its cost is known from its arguments.
+func guarded(overloadID string) bool {
+	switch overloadID {
+	case "list_distinct", "list_sets_contains_list", "list_sets_intersects_list", "list_sets_equivalent_list", "lists_range":
+		return true
+	}
+	return isExtListOverload(overloadID, "_sort") || isExtListOverload(overloadID, "_sortByAssociatedKeys")
+}
+
+// observationOf returns the observation of a planned step, or nil if the
+// step is not one of this package's observers.
+func observationOf(i interpreter.InterpretableV2) *observation {
+	switch w := i.(type) {
+	case *watch:
+		return w.obs
+	case *watchAttr:
+		return w.obs
+	case *watchConst:
+		return w.obs
+	case *watchConstructor:
+		return w.obs
+	}
+	return nil
 }
 
 // decorate wraps every planned step in an observer, as cel-go's

@@ -17,7 +17,6 @@ import (
 // Planner plans Programs for one environment: it holds what every program
 // of the environment shares (the function bindings), prepared once.
 type Planner struct {
-	env    *cel.Env
 	interp interpreter.Interpreter
 }
 
@@ -25,14 +24,21 @@ type Planner struct {
 // with NewEnv (or extending one).
 //
 // Programs are planned as cel.Env.Program plans them with ProgramOptions,
-// from the environment's functions and types. Program options that
-// libraries added to env beyond the base environment's are not applied.
+// from the environment's functions and types, and evaluate with the same
+// results and costs, in bounded time (see the package documentation, which
+// also lists the differences). Program options that libraries added to env
+// beyond the base environment's are not applied.
 func NewPlanner(env *cel.Env) (*Planner, error) {
 	disp := interpreter.NewDispatcher()
-	for _, fn := range env.Functions() {
+	for name, fn := range env.Functions() {
 		bindings, err := fn.Bindings()
 		if err != nil {
 			return nil, err
+		}
+		if name == "replace" {
+			for i, b := range bindings {
+				bindings[i] = boundReplace(b)
+			}
 		}
 		if err := disp.Add(bindings...); err != nil {
 			return nil, err
@@ -40,7 +46,7 @@ func NewPlanner(env *cel.Env) (*Planner, error) {
 	}
 	adapter, provider := env.CELTypeAdapter(), env.CELTypeProvider()
 	attrs := interpreter.NewAttributeFactory(env.Container, adapter, provider)
-	return &Planner{env: env, interp: interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs)}, nil
+	return &Planner{interp: interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs)}, nil
 }
 
 // ProgramOption configures a Program.
@@ -48,6 +54,7 @@ type ProgramOption func(*programConfig)
 
 type programConfig struct {
 	costLimit      uint64
+	stepLimit      uint64
 	interruptEvery uint
 }
 
@@ -55,6 +62,22 @@ type programConfig struct {
 // by default. math.MaxUint64 means no limit.
 func WithCostLimit(limit uint64) ProgramOption {
 	return func(c *programConfig) { c.costLimit = limit }
+}
+
+// DefaultStepLimit is the default limit of evaluation steps. Every step is
+// one operation of the expression (a variable, a field, a call, an
+// operator, a constant, one per element of a comprehension's body), about
+// 20 to 40 ns each, so the limit bounds the time of an evaluation to about
+// 100 ms. Expressions within kube-apiserver's cost limit take at most
+// about 1.25 million steps unless most of their steps cost nothing
+// (constants and logical operators, which kube-apiserver's cost model does
+// not charge).
+const DefaultStepLimit = 2_500_000
+
+// WithStepLimit sets the limit of evaluation steps; DefaultStepLimit by
+// default. math.MaxUint64 means no limit, as in kube-apiserver.
+func WithStepLimit(limit uint64) ProgramOption {
+	return func(c *programConfig) { c.stepLimit = limit }
 }
 
 // WithInterruptCheckFrequency makes comprehensions check the evaluation's
@@ -78,7 +101,7 @@ type Program struct {
 
 // NewProgram plans a checked AST of the planner's environment.
 func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program, error) {
-	config := programConfig{costLimit: PerCallLimit}
+	config := programConfig{costLimit: PerCallLimit, stepLimit: DefaultStepLimit}
 	for _, o := range opts {
 		o(&config)
 	}
@@ -115,10 +138,18 @@ func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program,
 // the error, as cel.Program.ContextEval and EvalDetails.ActualCost do.
 //
 // Exceeding the cost limit stops the evaluation with kube-apiserver's
-// error "operation cancelled: actual cost limit exceeded". ctx may be nil;
-// it is checked only by comprehensions, when WithInterruptCheckFrequency is
-// set.
+// error "operation cancelled: actual cost limit exceeded"; exceeding the step
+// limit, with "operation cancelled: evaluation step limit exceeded". ctx is
+// checked
+// only by comprehensions, when WithInterruptCheckFrequency is set.
 func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64, err error) {
+	out, cost, _, err = p.eval(ctx, vars, nil)
+	return out, cost, err
+}
+
+// eval is Eval, also returning the work of the cost stack; trace, if set,
+// is told every operation of the stack.
+func (p *Program) eval(ctx context.Context, vars any, trace func(stackOp, int64)) (out ref.Val, cost, work uint64, err error) {
 	var activation interpreter.Activation
 	switch v := vars.(type) {
 	case interpreter.Activation:
@@ -126,7 +157,7 @@ func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64,
 	default:
 		activation, err = interpreter.NewActivation(vars)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	t, _ := p.trackers.Get().(*costTracker)
@@ -135,30 +166,35 @@ func (p *Program) Eval(ctx context.Context, vars any) (out ref.Val, cost uint64,
 	}
 	t.program = p
 	t.limit = p.config.costLimit
+	t.stepLimit = p.config.stepLimit
 	t.reset(p.stackIDs)
 	t.activation = trackedActivation{Activation: activation, tracker: t}
+	t.stack.trace = trace
 	defer func() {
 		t.reset(0)
+		t.stack.trace = nil
 		t.activation = trackedActivation{}
 		t.program = nil
 		p.trackers.Put(t)
 	}()
 	frame, err := interpreter.NewExecutionFrame(&t.activation)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	defer frame.Close()
-	if ctx != nil {
+	// The context matters only to comprehensions checking for interrupts;
+	// setting it costs a cancellable context.
+	if ctx != nil && p.config.interruptEvery > 0 {
 		if err := frame.SetContext(ctx, p.config.interruptEvery); err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 	}
 	out, err = p.exec(frame)
-	cost = t.cost
-	if err != nil && ctx != nil && errors.Is(err, interpreter.InterruptError{}) {
+	cost, work = t.cost, t.stack.work
+	if err != nil && ctx != nil && p.config.interruptEvery > 0 && errors.Is(err, interpreter.InterruptError{}) {
 		err = fmt.Errorf("%w: %w", err, context.Cause(ctx))
 	}
-	return out, cost, err
+	return out, cost, work, err
 }
 
 // exec runs the plan with cel-go's error handling: a cancellation (the cost
