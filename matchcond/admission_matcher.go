@@ -84,9 +84,10 @@ func (m *AdmissionMatcher) instrument(o AdmissionOptions) {
 // AdmissionAttributes is what the match conditions of one webhook or policy
 // see of an admission request.
 type AdmissionAttributes struct {
-	// Request is `request`: the AdmissionRequest as kube-apiserver builds it
-	// for CEL (Kind and Resource are the matched, possibly equivalent,
-	// kind and resource; no UID, Object or OldObject).
+	// Request is `request`: the AdmissionRequest as kube-apiserver's matcher
+	// builds it (k8s.io/apiserver's plugin/cel.CreateAdmissionRequest with
+	// the attributes' own resource and the versioned, possibly equivalent,
+	// kind; no UID, Object or OldObject).
 	Request *admissionv1.AdmissionRequest
 	// Object and OldObject are `object` and `oldObject`, in the matched
 	// version: an *unstructured.Unstructured or a typed object; nil is null.
