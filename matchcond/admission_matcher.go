@@ -30,9 +30,11 @@ const AdmissionCostBudget = icel.RuntimeCELCostBudgetMatchConditions
 // more than AdmissionCostBudget (kube-apiserver's text).
 var ErrOutOfBudget = errors.New("validation failed due to running out of cost budget, no further validation rules will be run")
 
-// The kind of match conditions an AdmissionAuthorizer value is made for:
-// the checks of authorizer.path(...).check(...) and
-// authorizer.group(...).resource(...)...check(...).
+// The authorizer behind the admission variables authorizer and
+// authorizer.requestResource: it answers the checks of
+// authorizer.path(...).check(...) and
+// authorizer.group(...).resource(...)...check(...), with the attributes
+// kube-apiserver's Authz library fills in.
 type (
 	// Authorizer answers the authorization checks of admission
 	// expressions. It must be safe for concurrent use.
