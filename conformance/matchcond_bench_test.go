@@ -2,7 +2,12 @@ package conformance
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
+	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -62,24 +67,33 @@ func BenchmarkAuthorizationMatch(b *testing.B) {
 	if len(errs) > 0 {
 		b.Fatal(errs)
 	}
+	// A request's context can be cancelled: kube-apiserver binds it to
+	// every evaluation, gatehouse only to comprehensions.
+	reqCtx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	for _, r := range benchRequests {
 		sar := &authorizationv1.SubjectAccessReview{Spec: r.spec}
-		b.Run("impl=gatehouse/request="+r.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := ours.Match(ctx, &sar.Spec); err != nil {
-					b.Fatal(err)
+		for _, c := range []struct {
+			name string
+			ctx  context.Context
+		}{{"background", ctx}, {"cancellable", reqCtx}} {
+			b.Run("impl=gatehouse/request="+r.name+"/ctx="+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := ours.Match(c.ctx, &sar.Spec); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
-		b.Run("impl=kube-apiserver/request="+r.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := kube.Eval(ctx, sar); err != nil {
-					b.Fatal(err)
+			})
+			b.Run("impl=kube-apiserver/request="+r.name+"/ctx="+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := kube.Eval(c.ctx, sar); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -129,4 +143,64 @@ func BenchmarkAuthorizationEnvironment(b *testing.B) {
 			_ = authzcel.NewDefaultCompiler()
 		}
 	})
+}
+
+// firstEnvironmentVar selects, in a child process of
+// BenchmarkAuthorizationEnvironmentFirstInProcess, the implementation whose
+// first environment build is timed.
+const firstEnvironmentVar = "GATEHOUSE_MATCHCOND_FIRST_ENVIRONMENT"
+
+// TestAuthorizationEnvironmentFirstInProcessChild is the child process of
+// BenchmarkAuthorizationEnvironmentFirstInProcess; it does nothing in a
+// normal run.
+func TestAuthorizationEnvironmentFirstInProcessChild(t *testing.T) {
+	impl := os.Getenv(firstEnvironmentVar)
+	if impl == "" {
+		t.Skip("run by BenchmarkAuthorizationEnvironmentFirstInProcess")
+	}
+	start := time.Now()
+	switch impl {
+	case "gatehouse":
+		if _, err := matchcond.NewAuthorizationCompiler(); err != nil {
+			t.Fatal(err)
+		}
+	case "kube-apiserver":
+		_ = authzcel.NewDefaultCompiler()
+	}
+	fmt.Printf("first-build-ns %d\n", time.Since(start).Nanoseconds())
+}
+
+// BenchmarkAuthorizationEnvironmentFirstInProcess times the first build of
+// the environment in a fresh process (each iteration starts one): what a
+// server pays at startup, with every lazily built cache of cel-go and of
+// kube-apiserver empty. The figure is the metric first-build-ns.
+func BenchmarkAuthorizationEnvironmentFirstInProcess(b *testing.B) {
+	exe, err := os.Executable()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, impl := range []string{"gatehouse", "kube-apiserver"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			var total time.Duration
+			for b.Loop() {
+				cmd := exec.Command(exe, "-test.run=^TestAuthorizationEnvironmentFirstInProcessChild$", "-test.count=1")
+				cmd.Env = append(os.Environ(), firstEnvironmentVar+"="+impl)
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("%v: %s", err, out)
+				}
+				var ns int64
+				for _, line := range strings.Split(string(out), "\n") {
+					if _, err := fmt.Sscanf(line, "first-build-ns %d", &ns); err == nil {
+						break
+					}
+				}
+				if ns == 0 {
+					b.Fatalf("no timing in %q", out)
+				}
+				total += time.Duration(ns)
+			}
+			b.ReportMetric(float64(total.Nanoseconds())/float64(b.N), "first-build-ns/op")
+		})
+	}
 }

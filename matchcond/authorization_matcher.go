@@ -83,8 +83,6 @@ func (m *AuthorizationMatcher) Len() int {
 type ConditionResult struct {
 	// Index is the condition's position in the list given to Compile.
 	Index int
-	// Name is the condition's name (admission conditions only).
-	Name string
 	// Expression is the condition's text.
 	Expression string
 	// Matched is the condition's value when Err is nil.

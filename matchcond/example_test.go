@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/matchcond"
@@ -83,4 +86,52 @@ func ExampleAuthorizationMatcher_Explain() {
 	// condition 0: matched=false err=cel evaluation error: expression 'request.resourceAttributes.verb != 'watch'' resulted in error: no such key: resourceAttributes
 	// condition 1: matched=false err=<nil>
 	// 1
+}
+
+// A policy's match conditions, with a variable and an authorization check.
+func ExampleAdmissionCompiler_Compile() {
+	compiler, err := matchcond.NewAdmissionCompiler()
+	if err != nil {
+		panic(err)
+	}
+	matcher, err := compiler.Compile([]admissionregistrationv1.MatchCondition{
+		{Name: "not-dry-run", Expression: "!request.dryRun"},
+		{Name: "labelled", Expression: "variables.app != ''"},
+	}, matchcond.AdmissionOptions{
+		Policy:    true,
+		Variables: []admissionregistrationv1.Variable{{Name: "app", Expression: "object.metadata.?labels.app.orValue('')"}},
+		Name:      "require-owner",
+		Type:      "validate",
+	})
+	if err != nil {
+		panic(err)
+	}
+	dryRun := false
+	request := &admissionv1.AdmissionRequest{Operation: admissionv1.Create, DryRun: &dryRun}
+	for _, labels := range []map[string]any{{"app": "web"}, {}} {
+		object := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": "x", "labels": labels}}}
+		r := matcher.Match(context.Background(), &matchcond.AdmissionAttributes{Request: request, Object: object})
+		fmt.Printf("matches=%v excluded by %q, error %v\n", r.Matches, r.FailedConditionName, r.Error)
+	}
+	// Output:
+	// matches=true excluded by "", error <nil>
+	// matches=false excluded by "labelled", error <nil>
+}
+
+// Validate reports the errors kube-apiserver's API validation reports.
+func ExampleAdmissionCompiler_Validate() {
+	compiler, err := matchcond.NewAdmissionCompiler()
+	if err != nil {
+		panic(err)
+	}
+	errs := compiler.Validate([]admissionregistrationv1.MatchCondition{
+		{Name: "exclude-leases", Expression: "request.resource.resource != 'leases'"},
+		{Name: "exclude-leases", Expression: "object.metadata.name"},
+	}, false, field.NewPath("webhooks").Index(0).Child("matchConditions"))
+	for _, e := range errs {
+		fmt.Println(e)
+	}
+	// Output:
+	// webhooks[0].matchConditions[1].expression: Invalid value: "object.metadata.name": must evaluate to bool but got dyn
+	// webhooks[0].matchConditions[1].name: Duplicate value: "exclude-leases"
 }
