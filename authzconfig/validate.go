@@ -1,0 +1,270 @@
+package authzconfig
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+)
+
+// KubeAPIServerTypes returns the authorizer types kube-apiserver knows, in
+// the order of its --authorization-mode help: AlwaysAllow, AlwaysDeny, ABAC,
+// Webhook, RBAC and Node.
+func KubeAPIServerTypes() []string {
+	return []string{TypeAlwaysAllow, TypeAlwaysDeny, TypeABAC, TypeWebhook, TypeRBAC, TypeNode}
+}
+
+// maxTimeout is the longest webhook timeout kube-apiserver accepts.
+const maxTimeout = 30 * time.Second
+
+// ValidateOptions are the choices a server makes when it validates a
+// configuration. The zero value validates as kube-apiserver does, reading
+// the real file system.
+type ValidateOptions struct {
+	// Path is the path of the configuration itself. Nil, kube-apiserver's
+	// choice, makes error paths start at "authorizers".
+	Path *field.Path
+
+	// KnownTypes are the authorizer types the server supports. Nil means
+	// kube-apiserver's (KubeAPIServerTypes); a generic apiserver typically
+	// knows only Webhook. An empty, non-nil slice knows none.
+	KnownTypes []string
+	// RepeatableTypes are the types that may appear more than once. Nil
+	// means Webhook only, as in kube-apiserver.
+	RepeatableTypes []string
+
+	// Stat returns the file information of a kubeconfig file, following
+	// symbolic links. Nil means os.Stat. Set it to check against a fake file
+	// system; its errors are printed in the error detail.
+	Stat func(name string) (fs.FileInfo, error)
+	// SkipFileChecks skips the file system checks of kubeconfig files (that
+	// the file exists and is a regular file), for a configuration validated
+	// away from the server that will read it. The path must still be
+	// absolute.
+	SkipFileChecks bool
+
+	// RejectInClusterConfig makes connectionInfo.type InClusterConfig an
+	// error (Unsupported value, supported: "KubeConfigFile"), for servers
+	// that, like kube-apiserver, cannot call a webhook in-cluster.
+	// kube-apiserver itself accepts it in validation and then dereferences
+	// the absent kubeconfig path when it builds the webhook.
+	RejectInClusterConfig bool
+}
+
+// Validate checks a decoded configuration with kube-apiserver's rules (the
+// function ValidateAuthorizationConfiguration of k8s.io/apiserver): the
+// errors, their order, field paths, values and texts are kube-apiserver's,
+// quirks included:
+//
+//   - errors about a webhook's fields are reported under the authorizer's
+//     path, without ".webhook" (authorizers[0].timeout);
+//   - the failurePolicy values are listed unsorted ("NoOpinion", "Deny");
+//   - an unsupported connectionInfo.type prints the whole connection info as
+//     its value ({"Type":"Foo","KubeConfigFile":"/kc"}).
+//
+// A kubeconfig file must be an absolute path to an existing regular file;
+// see ValidateOptions to fake or skip the file system. The error list's
+// ToAggregate prints as kube-apiserver's message does.
+func Validate(cfg *Configuration, opts ValidateOptions) field.ErrorList {
+	v := newValidator(opts)
+	return v.configuration(cfg)
+}
+
+// validator holds the options of one validation, resolved.
+type validator struct {
+	opts            ValidateOptions
+	knownTypes      []string
+	sortedKnown     []string
+	repeatableTypes []string
+	stat            func(string) (fs.FileInfo, error)
+}
+
+func newValidator(opts ValidateOptions) *validator {
+	v := &validator{opts: opts, knownTypes: opts.KnownTypes, repeatableTypes: opts.RepeatableTypes, stat: opts.Stat}
+	if v.knownTypes == nil {
+		v.knownTypes = KubeAPIServerTypes()
+	}
+	if v.repeatableTypes == nil {
+		v.repeatableTypes = []string{TypeWebhook}
+	}
+	if v.stat == nil {
+		v.stat = os.Stat
+	}
+	return v
+}
+
+// supportedTypes lists the known types sorted and without duplicates, as
+// kube-apiserver's NotSupported error prints them.
+func (v *validator) supportedTypes() []string {
+	if v.sortedKnown == nil {
+		v.sortedKnown = slices.Compact(slices.Sorted(slices.Values(v.knownTypes)))
+	}
+	return v.sortedKnown
+}
+
+func (v *validator) configuration(cfg *Configuration) field.ErrorList {
+	var errs field.ErrorList
+	authorizersPath := v.opts.Path.Child("authorizers")
+	if len(cfg.Authorizers) == 0 {
+		errs = append(errs, field.Required(authorizersPath, "at least one authorization mode must be defined"))
+	}
+	seenTypes := make([]string, 0, len(cfg.Authorizers))
+	seenNames := make(map[string]struct{}, len(cfg.Authorizers))
+	for i := range cfg.Authorizers {
+		a := &cfg.Authorizers[i]
+		path := authorizersPath.Index(i)
+		switch {
+		case a.Type == "":
+			errs = append(errs, field.Required(path.Child("type"), ""))
+			continue
+		case !slices.Contains(v.knownTypes, a.Type):
+			errs = append(errs, field.NotSupported(path.Child("type"), a.Type, v.supportedTypes()))
+			continue
+		case slices.Contains(seenTypes, a.Type) && !slices.Contains(v.repeatableTypes, a.Type):
+			errs = append(errs, field.Duplicate(path.Child("type"), a.Type))
+			continue
+		}
+		seenTypes = append(seenTypes, a.Type)
+
+		// Every name counts as seen, even an empty or invalid one.
+		_, seen := seenNames[a.Name]
+		switch {
+		case a.Name == "":
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		case seen:
+			errs = append(errs, field.Duplicate(path.Child("name"), a.Name))
+		case !isDNS1123Subdomain(a.Name):
+			msgs := utilvalidation.IsDNS1123Subdomain(a.Name)
+			errs = append(errs, field.Invalid(path.Child("name"), a.Name, "authorizer name is invalid: "+strings.Join(msgs, ", ")))
+		}
+		seenNames[a.Name] = struct{}{}
+
+		if a.Type == TypeWebhook {
+			if a.Webhook == nil {
+				errs = append(errs, field.Required(path.Child("webhook"), "required when type=Webhook"))
+				continue
+			}
+			errs = append(errs, v.webhook(a.Webhook, path)...)
+		} else if a.Webhook != nil {
+			errs = append(errs, field.Invalid(path.Child("webhook"), "non-null", "may only be specified when type=Webhook"))
+		}
+	}
+	return errs
+}
+
+// webhook checks a webhook's settings. kube-apiserver reports them under
+// the authorizer's path, not the webhook's, and so does this.
+func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+
+	switch t := w.Timeout.Duration; {
+	case t == 0:
+		errs = append(errs, field.Required(path.Child("timeout"), ""))
+	case t > maxTimeout || t < 0:
+		errs = append(errs, field.Invalid(path.Child("timeout"), t.String(), "must be > 0s and <= 30s"))
+	}
+	errs = appendTTLError(errs, w.AuthorizedTTL.Duration, path.Child("authorizedTTL"))
+	errs = appendTTLError(errs, w.UnauthorizedTTL.Duration, path.Child("unauthorizedTTL"))
+
+	switch w.SubjectAccessReviewVersion {
+	case "":
+		errs = append(errs, field.Required(path.Child("subjectAccessReviewVersion"), ""))
+	case SubjectAccessReviewVersionV1, SubjectAccessReviewVersionV1Beta1:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("subjectAccessReviewVersion"), w.SubjectAccessReviewVersion,
+			[]string{SubjectAccessReviewVersionV1, SubjectAccessReviewVersionV1Beta1}))
+	}
+
+	switch w.MatchConditionSubjectAccessReviewVersion {
+	case "":
+		if len(w.MatchConditions) > 0 {
+			errs = append(errs, field.Required(path.Child("matchConditionSubjectAccessReviewVersion"), "required if match conditions are specified"))
+		}
+	case SubjectAccessReviewVersionV1:
+	default:
+		errs = append(errs, field.NotSupported(path.Child("matchConditionSubjectAccessReviewVersion"),
+			w.MatchConditionSubjectAccessReviewVersion, []string{SubjectAccessReviewVersionV1}))
+	}
+
+	switch w.FailurePolicy {
+	case "":
+		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
+	case FailurePolicyNoOpinion, FailurePolicyDeny:
+	default:
+		// kube-apiserver lists these two unsorted.
+		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), w.FailurePolicy,
+			[]string{FailurePolicyNoOpinion, FailurePolicyDeny}))
+	}
+
+	errs = append(errs, v.connectionInfo(&w.ConnectionInfo, path)...)
+	return errs
+}
+
+func appendTTLError(errs field.ErrorList, ttl time.Duration, path *field.Path) field.ErrorList {
+	switch {
+	case ttl == 0:
+		// Unreachable after decoding, which turns zero into the default.
+		return append(errs, field.Required(path, ""))
+	case ttl < 0:
+		return append(errs, field.Invalid(path, ttl.String(), "must be > 0s"))
+	}
+	return errs
+}
+
+// connectionInfoValue is how kube-apiserver prints a connection info as the
+// value of an error: its internal Go type, which has no JSON tags.
+type connectionInfoValue struct {
+	Type           string
+	KubeConfigFile *string
+}
+
+func (v *validator) connectionInfo(c *WebhookConnectionInfo, path *field.Path) field.ErrorList {
+	typePath := path.Child("connectionInfo", "type")
+	filePath := path.Child("connectionInfo", "kubeConfigFile")
+	switch c.Type {
+	case "":
+		return field.ErrorList{field.Required(typePath, "")}
+	case ConnectionTypeInClusterConfig:
+		if v.opts.RejectInClusterConfig {
+			return field.ErrorList{field.NotSupported(typePath, c.Type, []string{ConnectionTypeKubeConfigFile})}
+		}
+		if c.KubeConfigFile != nil {
+			return field.ErrorList{field.Invalid(filePath, *c.KubeConfigFile, "can only be set when type=KubeConfigFile")}
+		}
+	case ConnectionTypeKubeConfigFile:
+		if err := v.kubeConfigFile(c.KubeConfigFile, filePath); err != nil {
+			return field.ErrorList{err}
+		}
+	default:
+		return field.ErrorList{field.NotSupported(typePath, connectionInfoValue{c.Type, c.KubeConfigFile},
+			[]string{ConnectionTypeInClusterConfig, ConnectionTypeKubeConfigFile})}
+	}
+	return nil
+}
+
+// kubeConfigFile checks a kubeconfig path; the first failure wins.
+func (v *validator) kubeConfigFile(file *string, path *field.Path) *field.Error {
+	if file == nil || *file == "" {
+		return field.Required(path, "")
+	}
+	if !filepath.IsAbs(*file) {
+		return field.Invalid(path, *file, "must be an absolute path")
+	}
+	if v.opts.SkipFileChecks {
+		return nil
+	}
+	info, err := v.stat(*file)
+	if err != nil {
+		return field.Invalid(path, *file, fmt.Sprintf("error loading file: %v", err))
+	}
+	if !info.Mode().IsRegular() {
+		return field.Invalid(path, *file, "must be a regular file")
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package conformance
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"go/format"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	api "k8s.io/apiserver/pkg/apis/apiserver"
+	apiv1 "k8s.io/apiserver/pkg/apis/apiserver/v1"
+	apiv1alpha1 "k8s.io/apiserver/pkg/apis/apiserver/v1alpha1"
+	apiv1beta1 "k8s.io/apiserver/pkg/apis/apiserver/v1beta1"
+	tracingapiv1 "k8s.io/component-base/tracing/api/v1"
+)
+
+// tracingAPIPath is where authzconfig mirrors component-base's tracing API,
+// which kube-apiserver's TracingConfiguration embeds (the embedded type's
+// name shows in error texts).
+const tracingAPIPath = "github.com/gatehouse-dev/gatehouse/authzconfig/internal/wire/tracingapi"
+
+var updateWire = flag.Bool("update-wire", false, "rewrite authzconfig's decoding types of the other configuration kinds")
+
+// otherKindRoots are the configuration kinds other than
+// AuthorizationConfiguration that kube-apiserver's loader decodes (and then
+// rejects), per package of authzconfig/internal/wire.
+var otherKindRoots = map[string][]any{
+	"v1":       {apiv1.AdmissionConfiguration{}, apiv1.AuthenticationConfiguration{}, apiv1.EncryptionConfiguration{}, apiv1.TracingConfiguration{}},
+	"v1beta1":  {apiv1beta1.AuthenticationConfiguration{}, apiv1beta1.TracingConfiguration{}, apiv1beta1.EgressSelectorConfiguration{}},
+	"v1alpha1": {apiv1alpha1.AdmissionConfiguration{}, apiv1alpha1.AuthenticationConfiguration{}, apiv1alpha1.TracingConfiguration{}, apiv1alpha1.EgressSelectorConfiguration{}},
+	"apiserver": {api.AdmissionConfiguration{}, api.AuthenticationConfiguration{}, api.EncryptionConfiguration{}, api.TracingConfiguration{},
+		api.EgressSelectorConfiguration{}},
+	"tracingapi": {tracingapiv1.TracingConfiguration{}},
+}
+
+// TestAuthzConfigOtherKindsWireTypes keeps authzconfig's decoding types of
+// the other configuration kinds identical to kube-apiserver's: the same type
+// names, field names, field types and JSON tags, which is all that strict
+// decoding and its error texts depend on. Run with -update-wire to rewrite
+// them.
+func TestAuthzConfigOtherKindsWireTypes(t *testing.T) {
+	for pkg, roots := range otherKindRoots {
+		t.Run(pkg, func(t *testing.T) {
+			src := generateWireTypes(t, pkg, roots)
+			path := filepath.Join("..", "authzconfig", "internal", "wire", pkg, "otherkinds.go")
+			if *updateWire {
+				require.NoError(t, os.WriteFile(path, src, 0o644))
+				return
+			}
+			current, err := os.ReadFile(path)
+			require.NoError(t, err)
+			require.Equal(t, string(src), string(current), "%s is out of date: go test -run TestAuthzConfigOtherKindsWireTypes -update-wire", path)
+		})
+	}
+}
+
+// generateWireTypes writes Go declarations of the types reachable from the
+// roots that belong to their package; types of other packages (metav1,
+// runtime) are referred to.
+func generateWireTypes(t *testing.T, pkg string, roots []any) []byte {
+	own := reflect.TypeOf(roots[0]).PkgPath()
+	decls := map[string]string{}
+	imports := map[string]string{}
+	var visit func(rt reflect.Type) string
+	visit = func(rt reflect.Type) string {
+		switch rt.Kind() {
+		case reflect.Pointer:
+			return "*" + visit(rt.Elem())
+		case reflect.Slice:
+			return "[]" + visit(rt.Elem())
+		case reflect.Map:
+			return "map[" + visit(rt.Key()) + "]" + visit(rt.Elem())
+		}
+		if rt.Name() == "" {
+			require.Failf(t, "anonymous type", "%v", rt)
+		}
+		if rt.PkgPath() == "" {
+			return rt.Name()
+		}
+		if rt.PkgPath() != own {
+			path := rt.PkgPath()
+			if path == "k8s.io/component-base/tracing/api/v1" {
+				path = tracingAPIPath
+			}
+			alias := map[string]string{
+				"k8s.io/apimachinery/pkg/apis/meta/v1": "metav1",
+				"k8s.io/apimachinery/pkg/runtime":      "runtime",
+				tracingAPIPath:                         "tracingapi",
+			}[path]
+			require.NotEmpty(t, alias, "type of an unexpected package: %v", rt)
+			imports[path] = alias
+			return alias + "." + rt.Name()
+		}
+		if _, done := decls[rt.Name()]; done {
+			return rt.Name()
+		}
+		decls[rt.Name()] = "" // mark before recursing
+		var b strings.Builder
+		switch rt.Kind() {
+		case reflect.Struct:
+			fmt.Fprintf(&b, "type %s struct {\n", rt.Name())
+			var fields func(rt reflect.Type)
+			fields = func(rt reflect.Type) {
+				for i := range rt.NumField() {
+					f := rt.Field(i)
+					typ := visit(f.Type)
+					if f.Anonymous {
+						fmt.Fprintf(&b, "\t%s", typ)
+					} else {
+						fmt.Fprintf(&b, "\t%s %s", f.Name, typ)
+					}
+					if f.Tag != "" {
+						fmt.Fprintf(&b, " `%s`", f.Tag)
+					}
+					b.WriteString("\n")
+				}
+			}
+			fields(rt)
+			b.WriteString("}\n")
+		case reflect.String, reflect.Int32, reflect.Int64, reflect.Bool:
+			fmt.Fprintf(&b, "type %s %s\n", rt.Name(), rt.Kind())
+		default:
+			require.Failf(t, "unexpected kind", "%v is a %v", rt, rt.Kind())
+		}
+		decls[rt.Name()] = b.String()
+		return rt.Name()
+	}
+	for _, r := range roots {
+		visit(reflect.TypeOf(r))
+	}
+	var b bytes.Buffer
+	b.WriteString("// Code generated by conformance's TestAuthzConfigOtherKindsWireTypes -update-wire; DO NOT EDIT.\n\n")
+	fmt.Fprintf(&b, "package %s\n\n", pkg)
+	b.WriteString("// The decoding types of the configuration kinds, other than\n// AuthorizationConfiguration, that kube-apiserver's loader decodes strictly\n// before it rejects them for their kind. Only their names, fields, field\n// types and JSON tags matter: they shape the strict decoding errors.\n\n")
+	paths := make([]string, 0, len(imports))
+	for p := range imports {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	if len(paths) > 0 {
+		b.WriteString("import (\n")
+		for _, p := range paths {
+			fmt.Fprintf(&b, "\t%s %q\n", imports[p], p)
+		}
+		b.WriteString(")\n\n")
+	}
+	names := make([]string, 0, len(decls))
+	for n := range decls {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "// %s is a decoding type of kube-apiserver's %s.%s.\n%s\n", n, reflect.TypeOf(roots[0]).PkgPath(), n, decls[n])
+	}
+	src, err := format.Source(b.Bytes())
+	require.NoError(t, err, "%s", b.String())
+	return src
+}

@@ -1,0 +1,137 @@
+package matchcond
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+)
+
+// MaxAuthorizationMatchConditions is the most match conditions an
+// authorization webhook may have.
+const MaxAuthorizationMatchConditions = 64
+
+// AuthorizationCompiler compiles the match conditions of authorization
+// webhooks in kube-apiserver 1.37's environment: the base environment for
+// stored expressions and the variable `request`, of type
+// kubernetes.SubjectAccessReviewSpec (the v1 SubjectAccessReviewSpec, whatever
+// the webhook's subjectAccessReviewVersion). It is safe for concurrent use;
+// build one and compile every webhook's conditions with it.
+type AuthorizationCompiler struct {
+	env         *cel.Env
+	planner     *planner
+	activations *sync.Pool
+}
+
+// NewAuthorizationCompiler builds the CEL environment for authorization match
+// conditions.
+func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
+	base, err := icel.NewEnv()
+	if err != nil {
+		return nil, fmt.Errorf("building the base CEL environment: %w", err)
+	}
+	provider := newTypeProvider(base.CELTypeProvider(), base.CELTypeAdapter(), sarDecl(base.CELTypeAdapter()))
+	env, err := base.Extend(
+		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
+		cel.CustomTypeProvider(provider),
+		cel.CustomTypeAdapter(provider),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
+	}
+	p, err := newPlanner(env, sarVarName)
+	if err != nil {
+		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
+	}
+	adapter := base.CELTypeAdapter()
+	emptyExtra := map[string]authorizationv1.ExtraValue{}
+	return &AuthorizationCompiler{env: env, planner: p, activations: &sync.Pool{New: func() any {
+		return &authzActivation{request: newSARValue(adapter, emptyExtra)}
+	}}}, nil
+}
+
+// Compile checks and compiles the expressions of one webhook's
+// matchConditions with kube-apiserver's rules:
+//   - more than 64 expressions: Too many at fldPath, and nothing is compiled;
+//   - an expression empty after trimming spaces: Required;
+//   - an exact duplicate of an earlier expression: Duplicate (only the first
+//     is compiled);
+//   - a parse or type error: Invalid, "compilation failed: " and cel-go's
+//     text;
+//   - a type other than bool: Invalid, "must evaluate to bool but got <type>".
+//
+// Each error is at fldPath.Index(i).Child("expression"). fldPath is the path
+// of the matchConditions list itself: kube-apiserver's configuration
+// validation passes authorizers[i].matchConditions, its webhook constructor
+// matchConditions.
+//
+// The matcher is nil when there are errors. An empty list gives a matcher
+// that always matches and records nothing.
+func (c *AuthorizationCompiler) Compile(expressions []string, fldPath *field.Path) (*AuthorizationMatcher, field.ErrorList) {
+	if len(expressions) > MaxAuthorizationMatchConditions {
+		return nil, field.ErrorList{field.TooMany(fldPath, len(expressions), MaxAuthorizationMatchConditions)}
+	}
+	var errs field.ErrorList
+	m := &AuthorizationMatcher{conditions: make([]*compiledCondition, 0, len(expressions))}
+	seen := make(map[string]struct{}, len(expressions))
+	for i, expr := range expressions {
+		path := fldPath.Index(i).Child("expression")
+		if strings.TrimSpace(expr) == "" {
+			errs = append(errs, field.Required(path, ""))
+			continue
+		}
+		if _, dup := seen[expr]; dup {
+			errs = append(errs, field.Duplicate(path, expr))
+			continue
+		}
+		seen[expr] = struct{}{}
+		cond, err := c.compile(expr, path)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		cond.index = i
+		m.conditions = append(m.conditions, cond)
+		m.uses.field = m.uses.field || cond.uses.field
+		m.uses.label = m.uses.label || cond.uses.label
+		m.anyFast = m.anyFast || cond.fast != nil
+	}
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	m.activations = c.activations
+	return m, nil
+}
+
+func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compiledCondition, *field.Error) {
+	checked, iss := c.env.Compile(expr)
+	// kube-apiserver tests the issues for nil, not for errors.
+	if iss != nil {
+		return nil, field.Invalid(path, expr, "compilation failed: "+iss.String())
+	}
+	// kube-apiserver compares the type pointer, not the type.
+	if checked.OutputType() != cel.BoolType {
+		return nil, field.Invalid(path, expr, fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType()))
+	}
+	cond := &compiledCondition{
+		expression: expr,
+		uses:       scanSelectors(checked.NativeRep().Expr()),
+		fast:       c.planner.plan(checked),
+		tracked:    &lazyProgram{env: c.env, ast: checked, opts: programOptions()},
+	}
+	if cond.fast == nil {
+		// Without a fast plan the program is always needed: build it now,
+		// and report its errors as kube-apiserver does.
+		if _, err := cond.tracked.get(); err != nil {
+			return nil, field.InternalError(path, errors.New("program instantiation failed: "+err.Error()))
+		}
+	}
+	return cond, nil
+}

@@ -1,0 +1,205 @@
+package matchcond
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/interpreter"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+	"k8s.io/utils/clock"
+
+	"github.com/gatehouse-dev/gatehouse/metrics"
+)
+
+// AuthorizationMatcher evaluates the compiled match conditions of one
+// authorization webhook. It is immutable and safe for concurrent use. A nil
+// matcher has no conditions and always matches, as a webhook without
+// matchConditions.
+type AuthorizationMatcher struct {
+	conditions  []*compiledCondition
+	anyFast     bool
+	uses        selectorUse
+	activations *sync.Pool // of *authzActivation, shared by the compiler's matchers
+
+	instrumented bool
+	clock        clock.PassiveClock
+	seconds      metrics.Series
+	failures     metrics.Series
+	exclusions   metrics.Series
+}
+
+// AuthorizationMatcherOptions are the instrumentation of a matcher, bound
+// once (see WithOptions).
+type AuthorizationMatcherOptions struct {
+	// AuthorizerName is the name label of the metrics: the authorizer's
+	// configured name ("default" for the webhook of the legacy flags).
+	AuthorizerName string
+	// Metrics receives apiserver_authorization_match_condition_* with
+	// type="Webhook". Nil records nothing.
+	Metrics metrics.Sink
+	// Clock times the evaluations; nil is the real clock.
+	Clock clock.PassiveClock
+}
+
+// authorizerType is the type label of the match condition metrics: only
+// webhooks have match conditions.
+const authorizerType = "Webhook"
+
+// WithOptions returns a copy of m that records its metrics as kube-apiserver
+// does, once per Match of a matcher with at least one condition:
+//   - apiserver_authorization_match_condition_evaluation_seconds, always;
+//   - ..._exclusions_total when a condition is false;
+//   - ..._evaluation_errors_total when a condition failed, even if a later
+//     one was false.
+func (m *AuthorizationMatcher) WithOptions(o AuthorizationMatcherOptions) *AuthorizationMatcher {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.instrumented = o.Metrics != nil
+	c.clock = o.Clock
+	if c.clock == nil {
+		c.clock = clock.RealClock{}
+	}
+	c.seconds = metrics.NewSeries(o.Metrics, metrics.AuthorizationMatchConditionDuration, authorizerType, o.AuthorizerName)
+	c.failures = metrics.NewSeries(o.Metrics, metrics.AuthorizationMatchConditionErrors, authorizerType, o.AuthorizerName)
+	c.exclusions = metrics.NewSeries(o.Metrics, metrics.AuthorizationMatchConditionExclusions, authorizerType, o.AuthorizerName)
+	return &c
+}
+
+// Len is the number of compiled conditions.
+func (m *AuthorizationMatcher) Len() int {
+	if m == nil {
+		return 0
+	}
+	return len(m.conditions)
+}
+
+// ConditionResult tells how one match condition evaluated.
+type ConditionResult struct {
+	// Index is the condition's position in the list given to Compile.
+	Index int
+	// Name is the condition's name (admission conditions only).
+	Name string
+	// Expression is the condition's text.
+	Expression string
+	// Matched is the condition's value when Err is nil.
+	Matched bool
+	// Err is the evaluation error, with kube-apiserver's text.
+	Err error
+	// Cost is the condition's actual CEL cost.
+	Cost uint64
+}
+
+// Match evaluates the conditions against a request with kube-apiserver's
+// semantics: in order; the first false returns false at once, with no error
+// even if earlier conditions failed; otherwise every failure is returned,
+// aggregated (utilerrors.NewAggregate), each as
+// "cel evaluation error: expression '<expr>' resulted in error: <err>", and
+// the result is false; true when every condition is true. Each condition may
+// cost at most 1,000,000 ("operation cancelled: actual cost limit exceeded").
+// A cancelled ctx stops any comprehension within 100 iterations
+// ("operation interrupted: context canceled").
+func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, error) {
+	return m.match(ctx, spec, nil)
+}
+
+// Explain is Match that also reports, in order, each condition it evaluated:
+// the last one is the false condition that excluded the request, if any.
+// Match does not pay for this.
+func (m *AuthorizationMatcher) Explain(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, []ConditionResult, error) {
+	var trace []ConditionResult
+	ok, err := m.match(ctx, spec, &trace)
+	return ok, trace, err
+}
+
+// authzActivation resolves `request` during one Match. Activations are
+// pooled: nothing of an evaluation outlives it (the results are booleans and
+// errors formatted during the evaluation).
+type authzActivation struct {
+	request *sarValue
+}
+
+func (a *authzActivation) ResolveName(name string) (any, bool) {
+	if name == sarVarName {
+		return a.request, true
+	}
+	return nil, false
+}
+
+func (a *authzActivation) Parent() interpreter.Activation { return nil }
+
+// errNilSpec is returned for a nil spec, which kube-apiserver never builds.
+var errNilSpec = errors.New("matchcond: nil SubjectAccessReviewSpec")
+
+func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, trace *[]ConditionResult) (matched bool, err error) {
+	if m == nil || len(m.conditions) == 0 {
+		return true, nil
+	}
+	if spec == nil {
+		return false, errNilSpec
+	}
+	var failed []error
+	if m.instrumented {
+		start := m.clock.Now()
+		defer func() {
+			m.seconds.Observe(m.clock.Since(start).Seconds())
+			if len(failed) > 0 {
+				m.failures.Add(1)
+			}
+		}()
+	}
+	act := m.activations.Get().(*authzActivation)
+	act.request.reset(spec, m.uses)
+	defer func() {
+		act.request.reset(nil, selectorUse{})
+		m.activations.Put(act)
+	}()
+	frame, err := newFrame(ctx, act)
+	if err != nil {
+		return false, err
+	}
+	defer frame.Close()
+
+	fast := m.anyFast && trace == nil && act.request.withinSizeBound()
+	for _, c := range m.conditions {
+		r := c.eval(ctx, frame, fast, trace != nil)
+		ok, cerr := authzResult(c.expression, r)
+		if trace != nil {
+			*trace = append(*trace, ConditionResult{Index: c.index, Expression: c.expression, Matched: ok, Err: cerr, Cost: r.cost()})
+		}
+		if cerr != nil {
+			failed = append(failed, cerr)
+			continue
+		}
+		if !ok {
+			if m.instrumented {
+				m.exclusions.Add(1)
+			}
+			return false, nil
+		}
+	}
+	if len(failed) > 0 {
+		return false, utilerrors.NewAggregate(failed)
+	}
+	return true, nil
+}
+
+// authzResult turns one program's result into kube-apiserver's outcome.
+func authzResult(expr string, r evalResult) (bool, error) {
+	if r.err != nil {
+		return false, fmt.Errorf("cel evaluation error: expression '%v' resulted in error: %w", expr, r.err)
+	}
+	if r.val.Type() != types.BoolType {
+		return false, fmt.Errorf("cel evaluation error: expression '%v' eval result type should be bool but got %v", expr, r.val.Type())
+	}
+	b, ok := r.val.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("cel evaluation error: expression '%v' eval result value should be bool but got %v", expr, r.val.Value())
+	}
+	return b, nil
+}

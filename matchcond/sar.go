@@ -1,0 +1,328 @@
+package matchcond
+
+import (
+	"github.com/google/cel-go/common/types"
+	authorizationv1 "k8s.io/api/authorization/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The runtime value of the authorization `request` variable is the caller's
+// SubjectAccessReviewSpec, read field by field through the getters declared
+// below. kube-apiserver instead copies the spec into an unstructured map for
+// every request; what an expression can observe of that map (which keys
+// exist, "no such key" errors, a nil extra as {}, the selectors only when a
+// condition names them, a raw selector replacing the requirements) is
+// reproduced here without building it. When an expression uses a whole
+// object as a value (dyn(request), request == ..., [request]), the object
+// behaves as exactly kube-apiserver's map (see mapView).
+
+const (
+	sarVarName           = "request"
+	fieldSelectorVarName = "fieldSelector"
+	labelSelectorVarName = "labelSelector"
+)
+
+// sarValue is the value of `request` during one evaluation.
+type sarValue struct {
+	mapView
+	spec       *authorizationv1.SubjectAccessReviewSpec
+	res        sarResourceValue
+	nonRes     nonResourceValue
+	groups     stringListView
+	emptyExtra map[string]authorizationv1.ExtraValue
+}
+
+// sarResourceValue is the value of request.resourceAttributes.
+type sarResourceValue struct {
+	mapView
+	attrs             *authorizationv1.ResourceAttributes
+	withFieldSelector bool
+	withLabelSelector bool
+}
+
+// nonResourceValue is the value of request.nonResourceAttributes.
+type nonResourceValue struct {
+	mapView
+	attrs *authorizationv1.NonResourceAttributes
+}
+
+// newSARValue returns an empty value, to be pointed at a spec with reset.
+func newSARValue(adapter types.Adapter, emptyExtra map[string]authorizationv1.ExtraValue) *sarValue {
+	v := &sarValue{emptyExtra: emptyExtra}
+	v.mapView = mapView{owner: v, adapter: adapter}
+	v.res.mapView = mapView{owner: &v.res, adapter: adapter}
+	v.nonRes.mapView = mapView{owner: &v.nonRes, adapter: adapter}
+	v.groups.adapter = adapter
+	return v
+}
+
+// reset points v at a spec for one evaluation; nil forgets the last one.
+func (v *sarValue) reset(spec *authorizationv1.SubjectAccessReviewSpec, uses selectorUse) {
+	v.built, v.res.built, v.nonRes.built, v.groups.built = nil, nil, nil, nil
+	v.spec = spec
+	if spec == nil {
+		v.res.attrs, v.nonRes.attrs, v.groups.elems = nil, nil, nil
+		return
+	}
+	v.res.attrs = spec.ResourceAttributes
+	v.res.withFieldSelector, v.res.withLabelSelector = uses.field, uses.label
+	v.nonRes.attrs = spec.NonResourceAttributes
+	v.groups.elems = spec.Groups
+}
+
+func (v *sarValue) extra() map[string]authorizationv1.ExtraValue {
+	if v.spec.Extra == nil {
+		return v.emptyExtra
+	}
+	return v.spec.Extra
+}
+
+func (r *sarResourceValue) fieldSelector() (map[string]any, bool) {
+	if !r.withFieldSelector || r.attrs.FieldSelector == nil {
+		return nil, false
+	}
+	return selectorUnstructured(r.attrs.FieldSelector.RawSelector, r.attrs.FieldSelector.Requirements, func(q metav1.FieldSelectorRequirement) (string, any, []string) {
+		return q.Key, q.Operator, q.Values
+	})
+}
+
+func (r *sarResourceValue) labelSelector() (map[string]any, bool) {
+	if !r.withLabelSelector || r.attrs.LabelSelector == nil {
+		return nil, false
+	}
+	return selectorUnstructured(r.attrs.LabelSelector.RawSelector, r.attrs.LabelSelector.Requirements, func(q metav1.LabelSelectorRequirement) (string, any, []string) {
+		return q.Key, q.Operator, q.Values
+	})
+}
+
+func (r *sarResourceValue) hasFieldSelector() bool {
+	fs := r.attrs.FieldSelector
+	return r.withFieldSelector && fs != nil && (fs.RawSelector != "" || len(fs.Requirements) > 0)
+}
+
+func (r *sarResourceValue) hasLabelSelector() bool {
+	ls := r.attrs.LabelSelector
+	return r.withLabelSelector && ls != nil && (ls.RawSelector != "" || len(ls.Requirements) > 0)
+}
+
+// selectorUnstructured is kube-apiserver's form of a field or label selector:
+// {rawSelector} if there is a raw selector (it overwrites the requirements),
+// otherwise {requirements} if there are any, otherwise absent.
+func selectorUnstructured[R any](raw string, reqs []R, split func(R) (string, any, []string)) (map[string]any, bool) {
+	if raw != "" {
+		return map[string]any{"rawSelector": raw}, true
+	}
+	if len(reqs) == 0 {
+		return nil, false
+	}
+	out := make([]map[string]any, 0, len(reqs))
+	for _, q := range reqs {
+		key, op, values := split(q)
+		out = append(out, map[string]any{"key": key, "operator": op, "values": values})
+	}
+	return map[string]any{"requirements": out}, true
+}
+
+// unstructured is kube-apiserver's unstructured request
+// (convertObjectToUnstructured).
+func (v *sarValue) unstructured() any {
+	m := map[string]any{
+		"user":   v.spec.User,
+		"groups": v.spec.Groups,
+		"uid":    string(v.spec.UID),
+		"extra":  v.extra(),
+	}
+	if v.spec.ResourceAttributes != nil {
+		m["resourceAttributes"] = v.res.unstructured()
+	}
+	if v.spec.NonResourceAttributes != nil {
+		m["nonResourceAttributes"] = v.nonRes.unstructured()
+	}
+	return m
+}
+
+func (r *sarResourceValue) unstructured() any {
+	a := r.attrs
+	m := map[string]any{
+		"namespace":   a.Namespace,
+		"verb":        a.Verb,
+		"group":       a.Group,
+		"version":     a.Version,
+		"resource":    a.Resource,
+		"subresource": a.Subresource,
+		"name":        a.Name,
+	}
+	if fs, ok := r.fieldSelector(); ok {
+		m[fieldSelectorVarName] = fs
+	}
+	if ls, ok := r.labelSelector(); ok {
+		m[labelSelectorVarName] = ls
+	}
+	return m
+}
+
+func (n *nonResourceValue) unstructured() any {
+	return map[string]string{"verb": n.attrs.Verb, "path": n.attrs.Path}
+}
+
+// sarDecl declares kubernetes.SubjectAccessReviewSpec and its nested types
+// with kube-apiserver's names and field types (buildRequestType), plus the
+// typed getters.
+func sarDecl(adapter types.Adapter) *decl {
+	str := scalarDecl(types.StringType)
+	strList := func() *decl { return listDecl(str) }
+
+	type res = *sarResourceValue
+	type nonRes = *nonResourceValue
+	type req = *sarValue
+
+	resString := func(name string, read func(*authorizationv1.ResourceAttributes) string) declField {
+		return declField{name: name, typ: str,
+			get:   getter(adapter, name, func(r res) (any, error) { return types.String(read(r.attrs)), nil }),
+			isSet: tester(adapter, name, always[res]),
+		}
+	}
+	nonResString := func(name string, read func(*authorizationv1.NonResourceAttributes) string) declField {
+		return declField{name: name, typ: str,
+			get:   getter(adapter, name, func(n nonRes) (any, error) { return types.String(read(n.attrs)), nil }),
+			isSet: tester(adapter, name, always[nonRes]),
+		}
+	}
+	selectorDecl := func(name string) *decl {
+		requirement := objectDecl("kubernetes.SelectorRequirement",
+			declField{name: "key", typ: str},
+			declField{name: "operator", typ: str},
+			declField{name: "values", typ: strList()},
+		)
+		return objectDecl(name,
+			declField{name: "rawSelector", typ: str},
+			declField{name: "requirements", typ: listDecl(requirement)},
+		)
+	}
+
+	resourceAttributes := objectDecl("kubernetes.ResourceAttributes",
+		resString("namespace", func(a *authorizationv1.ResourceAttributes) string { return a.Namespace }),
+		resString("verb", func(a *authorizationv1.ResourceAttributes) string { return a.Verb }),
+		resString("group", func(a *authorizationv1.ResourceAttributes) string { return a.Group }),
+		resString("version", func(a *authorizationv1.ResourceAttributes) string { return a.Version }),
+		resString("resource", func(a *authorizationv1.ResourceAttributes) string { return a.Resource }),
+		resString("subresource", func(a *authorizationv1.ResourceAttributes) string { return a.Subresource }),
+		resString("name", func(a *authorizationv1.ResourceAttributes) string { return a.Name }),
+		declField{name: fieldSelectorVarName, typ: selectorDecl("kubernetes.FieldSelectorAttributes"),
+			get: getter(adapter, fieldSelectorVarName, func(r res) (any, error) {
+				if fs, ok := r.fieldSelector(); ok {
+					return fs, nil
+				}
+				return nil, noSuchKey(fieldSelectorVarName)
+			}),
+			isSet: tester(adapter, fieldSelectorVarName, res.hasFieldSelector),
+		},
+		declField{name: labelSelectorVarName, typ: selectorDecl("kubernetes.LabelSelectorAttributes"),
+			get: getter(adapter, labelSelectorVarName, func(r res) (any, error) {
+				if ls, ok := r.labelSelector(); ok {
+					return ls, nil
+				}
+				return nil, noSuchKey(labelSelectorVarName)
+			}),
+			isSet: tester(adapter, labelSelectorVarName, res.hasLabelSelector),
+		},
+	)
+	nonResourceAttributes := objectDecl("kubernetes.NonResourceAttributes",
+		nonResString("path", func(n *authorizationv1.NonResourceAttributes) string { return n.Path }),
+		nonResString("verb", func(n *authorizationv1.NonResourceAttributes) string { return n.Verb }),
+	)
+
+	return objectDecl("kubernetes.SubjectAccessReviewSpec",
+		declField{name: "resourceAttributes", typ: resourceAttributes,
+			get: getter(adapter, "resourceAttributes", func(v req) (any, error) {
+				if v.spec.ResourceAttributes == nil {
+					return nil, noSuchKey("resourceAttributes")
+				}
+				return &v.res, nil
+			}),
+			isSet: tester(adapter, "resourceAttributes", func(v req) bool { return v.spec.ResourceAttributes != nil }),
+		},
+		declField{name: "nonResourceAttributes", typ: nonResourceAttributes,
+			get: getter(adapter, "nonResourceAttributes", func(v req) (any, error) {
+				if v.spec.NonResourceAttributes == nil {
+					return nil, noSuchKey("nonResourceAttributes")
+				}
+				return &v.nonRes, nil
+			}),
+			isSet: tester(adapter, "nonResourceAttributes", func(v req) bool { return v.spec.NonResourceAttributes != nil }),
+		},
+		declField{name: "user", typ: str,
+			get:   getter(adapter, "user", func(v req) (any, error) { return types.String(v.spec.User), nil }),
+			isSet: tester(adapter, "user", always[req]),
+		},
+		declField{name: "groups", typ: strList(),
+			get:   getter(adapter, "groups", func(v req) (any, error) { return &v.groups, nil }),
+			isSet: tester(adapter, "groups", always[req]),
+		},
+		declField{name: "extra", typ: mapDecl(str, strList()),
+			get:   getter(adapter, "extra", func(v req) (any, error) { return v.extra(), nil }),
+			isSet: tester(adapter, "extra", always[req]),
+		},
+		declField{name: "uid", typ: str,
+			get:   getter(adapter, "uid", func(v req) (any, error) { return types.String(string(v.spec.UID)), nil }),
+			isSet: tester(adapter, "uid", always[req]),
+		},
+	)
+}
+
+// withinSizeBound reports whether every string, list and map of the request
+// that an expression can see has at most sizeBound elements (bytes for
+// strings), so that the fast path's cost proofs hold.
+func (v *sarValue) withinSizeBound() bool {
+	s := v.spec
+	if !small(s.User, string(s.UID)) || !smallStrings(s.Groups) || len(s.Extra) > sizeBound {
+		return false
+	}
+	for k, vals := range s.Extra {
+		if len(k) > sizeBound || !smallStrings(vals) {
+			return false
+		}
+	}
+	if n := s.NonResourceAttributes; n != nil && !small(n.Path, n.Verb) {
+		return false
+	}
+	a := s.ResourceAttributes
+	if a == nil {
+		return true
+	}
+	if !small(a.Namespace, a.Verb, a.Group, a.Version, a.Resource, a.Subresource, a.Name) {
+		return false
+	}
+	if fs := a.FieldSelector; v.res.withFieldSelector && fs != nil {
+		if !small(fs.RawSelector) || len(fs.Requirements) > sizeBound {
+			return false
+		}
+		for _, q := range fs.Requirements {
+			if !small(q.Key, string(q.Operator)) || !smallStrings(q.Values) {
+				return false
+			}
+		}
+	}
+	if ls := a.LabelSelector; v.res.withLabelSelector && ls != nil {
+		if !small(ls.RawSelector) || len(ls.Requirements) > sizeBound {
+			return false
+		}
+		for _, q := range ls.Requirements {
+			if !small(q.Key, string(q.Operator)) || !smallStrings(q.Values) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func small(ss ...string) bool {
+	for _, s := range ss {
+		if len(s) > sizeBound {
+			return false
+		}
+	}
+	return true
+}
+
+func smallStrings(ss []string) bool { return len(ss) <= sizeBound && small(ss...) }
