@@ -11,9 +11,9 @@ import (
 	"sync"
 	"time"
 
-	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/utils/clock"
 
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -52,6 +52,9 @@ type WebhookOptions struct {
 	// MatchConditions are CEL expressions on the SubjectAccessReview (v1)
 	// named request; the webhook is asked only when all are true.
 	MatchConditions []string
+	// Compiler compiles the match conditions. Nil builds one, which takes a
+	// few milliseconds: share one between webhooks.
+	Compiler *matchcond.AuthorizationCompiler
 
 	// KubeConfigFile is the path of the kubeconfig file that says where the
 	// webhook is and how to reach it (see ConnectionFromKubeconfig).
@@ -89,7 +92,7 @@ type Webhook struct {
 	timeout         time.Duration
 	backoff         Backoff
 	decisionOnError Decision
-	matcher         conditionMatcher
+	matcher         *matchcond.AuthorizationMatcher
 	cache           *decisionCache
 	clock           clock.Clock
 	random          func() float64
@@ -100,18 +103,6 @@ type Webhook struct {
 	sink        metrics.Sink
 
 	buffers sync.Pool
-}
-
-// conditionMatcher is what the webhook needs of compiled match conditions.
-type conditionMatcher interface {
-	match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (matchResult, error)
-}
-
-// matchResult tells which condition decided, for Explain.
-type matchResult struct {
-	matched    bool
-	index      int // of the condition that was false or failed; -1 if unknown
-	expression string
 }
 
 // NewWebhook builds a webhook authorizer.
@@ -200,7 +191,7 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 	}
 
 	if len(opts.MatchConditions) > 0 {
-		m, err := compileMatchConditions(opts.MatchConditions, opts.Name, w.sink)
+		m, err := compileMatchConditions(opts.Compiler, opts.MatchConditions, opts.Name, opts.Metrics, w.clock)
 		if err != nil {
 			return nil, err
 		}
@@ -284,24 +275,20 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 	defer w.buffers.Put(sc)
 
 	if w.matcher != nil {
-		res, err := w.matcher.match(ctx, specOf(a, &sc.spec))
-		sc.spec = specScratch{} // drop references to the caller's data
+		res, err := w.match(ctx, a, sc, t != nil)
 		if t != nil {
 			t.ConditionIndex, t.Condition = res.index, res.expression
 			switch {
 			case err != nil:
 				t.MatchConditions = MatchError
+				t.FailurePolicy = true
 			case !res.matched:
 				t.MatchConditions = MatchExcluded
 			default:
 				t.MatchConditions = MatchAll
-				t.ConditionIndex, t.Condition = -1, ""
 			}
 		}
 		if err != nil {
-			if t != nil {
-				t.FailurePolicy = true
-			}
 			return w.decisionOnError, "", err
 		}
 		if !res.matched {

@@ -196,6 +196,22 @@ type webhookConfig struct {
 	version                        string
 	policy                         string
 	authorizedTTL, unauthorizedTTL time.Duration
+	conditions                     []string
+}
+
+// conditionSets are the match conditions of the corpus: none, KEP-3221's
+// three (corrected), conditions that fail on some requests, and conditions
+// on the selectors, the user and extra.
+var conditionSets = [][]string{
+	nil,
+	{"has(request.resourceAttributes)", "request.resourceAttributes.namespace == 'kube-system'", "!('system:serviceaccounts:kube-system' in request.groups)"},
+	{"request.resourceAttributes.namespace != 'default'"},
+	{"request.resourceAttributes.verb == 'get'", "request.user == 'nobody'"},
+	{"has(request.resourceAttributes) && has(request.resourceAttributes.labelSelector)", "request.resourceAttributes.labelSelector.requirements.exists(r, r.key == 'app')"},
+	{"!has(request.resourceAttributes) || !has(request.resourceAttributes.fieldSelector) || request.resourceAttributes.fieldSelector.requirements.all(r, r.operator == 'In')"},
+	{"'scopes' in request.extra ? request.extra['scopes'].size() > 1 : true", "request.uid != 'uid-1'"},
+	{"request.groups.exists(g, g.startsWith('system:'))"},
+	{"has(request.nonResourceAttributes) ? request.nonResourceAttributes.path.startsWith('/heal') : request.resourceAttributes.resource.size() > 0"},
 }
 
 func corpusConfigs() []webhookConfig {
@@ -319,6 +335,7 @@ func randomCases(n int, seed uint64) []randomCase {
 		cfg := corpusConfigs()[r.IntN(4)]
 		ttl := ttls[r.IntN(len(ttls))]
 		cfg.authorizedTTL, cfg.unauthorizedTTL = ttl.a, ttl.u
+		cfg.conditions = conditionSets[r.IntN(len(conditionSets))]
 		ans := answers[r.IntN(len(answers))]
 		if ans.timeout > 200*time.Millisecond || ans.name == "hang" {
 			ans = answers[0] // keep the random part fast
@@ -332,7 +349,7 @@ func randomCases(n int, seed uint64) []randomCase {
 			c.requests = append(c.requests, &next)
 			names = append(names, mu.name)
 		}
-		c.name = fmt.Sprintf("%03d %s %s a=%s u=%s %s [%s]", i, cfg.version, cfg.policy, cfg.authorizedTTL, cfg.unauthorizedTTL, ans.name, strings.Join(names, " > "))
+		c.name = fmt.Sprintf("%03d %s %s a=%s u=%s mc=%d %s [%s]", i, cfg.version, cfg.policy, cfg.authorizedTTL, cfg.unauthorizedTTL, len(cfg.conditions), ans.name, strings.Join(names, " > "))
 		out = append(out, c)
 	}
 	return out

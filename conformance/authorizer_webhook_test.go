@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/apis/apiserver"
 	kauthorizer "k8s.io/apiserver/pkg/authorization/authorizer"
 	authorizationcel "k8s.io/apiserver/pkg/authorization/cel"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
 	"github.com/gatehouse-dev/gatehouse/authorizer/authorizertest"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -53,9 +56,13 @@ func newWebhookPair(t *testing.T, kubeconfig string, cfg webhookConfig, timeout 
 		decisionOnError = kauthorizer.DecisionDeny
 	}
 	stats := newKubeWebhookMetrics()
+	var conditions []apiserver.WebhookMatchCondition
+	for _, c := range cfg.conditions {
+		conditions = append(conditions, apiserver.WebhookMatchCondition{Expression: c})
+	}
 	kube, err := webhook.New(clientConfig, cfg.version, cfg.authorizedTTL, cfg.unauthorizedTTL,
 		wait.Backoff{Duration: testBackoff.Duration, Factor: testBackoff.Factor, Jitter: testBackoff.Jitter, Steps: testBackoff.Steps},
-		decisionOnError, nil, pairName, stats, authorizationcel.NewDefaultCompiler())
+		decisionOnError, conditions, pairName, stats, authorizationcel.NewDefaultCompiler())
 	require.NoError(t, err)
 
 	mem := metrics.NewMemory()
@@ -63,7 +70,7 @@ func newWebhookPair(t *testing.T, kubeconfig string, cfg webhookConfig, timeout 
 	ours, err := authorizer.NewWebhook(authorizer.WebhookOptions{
 		Name: pairName, SubjectAccessReviewVersion: cfg.version, FailurePolicy: cfg.policy,
 		AuthorizedTTL: cfg.authorizedTTL, UnauthorizedTTL: cfg.unauthorizedTTL, Timeout: timeout,
-		KubeConfigFile: kubeconfig, Backoff: &b, Metrics: mem,
+		KubeConfigFile: kubeconfig, Backoff: &b, Metrics: mem, MatchConditions: cfg.conditions, Compiler: sharedCompiler(t),
 	})
 	require.NoError(t, err)
 	return &webhookPair{kube: kube, ours: ours, kubeStats: stats, ourStats: mem}
@@ -80,6 +87,15 @@ func ourCounts(m *metrics.Memory) map[string]int {
 	}
 	for _, s := range m.Series(metrics.AuthorizationWebhookFailOpen) {
 		out["failopen/"+strings.Join(s, "/")] = int(m.Value(metrics.AuthorizationWebhookFailOpen, s...))
+	}
+	for _, s := range m.Series(metrics.AuthorizationMatchConditionDuration) {
+		out["mc_duration/"+strings.Join(s, "/")] = int(m.HistogramOf(metrics.AuthorizationMatchConditionDuration, s...).Count)
+	}
+	for _, s := range m.Series(metrics.AuthorizationMatchConditionErrors) {
+		out["mc_errors/"+strings.Join(s, "/")] = int(m.Value(metrics.AuthorizationMatchConditionErrors, s...))
+	}
+	for _, s := range m.Series(metrics.AuthorizationMatchConditionExclusions) {
+		out["mc_exclusions/"+strings.Join(s, "/")] = int(m.Value(metrics.AuthorizationMatchConditionExclusions, s...))
 	}
 	return out
 }
@@ -199,6 +215,19 @@ func runCase(t *testing.T, srv *authorizertest.Server, kubeconfig string, cfg we
 	}
 }
 
+var (
+	compilerOnce sync.Once
+	compiler     *matchcond.AuthorizationCompiler
+	compilerErr  error
+)
+
+// sharedCompiler builds the CEL environment once for every case.
+func sharedCompiler(t *testing.T) *matchcond.AuthorizationCompiler {
+	compilerOnce.Do(func() { compiler, compilerErr = matchcond.NewAuthorizationCompiler() })
+	require.NoError(t, compilerErr)
+	return compiler
+}
+
 func newFakeWebhook(t *testing.T, opts authorizertest.Options) (*authorizertest.Server, string) {
 	t.Helper()
 	srv, err := authorizertest.NewServer(opts)
@@ -305,3 +334,23 @@ func TestWebhookCacheKeyMatchesKubeAPIServer(t *testing.T) {
 var localPort = regexp.MustCompile(`127\.0\.0\.1:\d+->`)
 
 func normalizeErr(s string) string { return localPort.ReplaceAllString(s, "127.0.0.1:PORT->") }
+
+// TestWebhookMatchConditionsMatchKubeAPIServer evaluates every condition set
+// of the corpus on every request: whether the webhook is called, the errors
+// and the match condition metrics must agree.
+func TestWebhookMatchConditionsMatchKubeAPIServer(t *testing.T) {
+	srv, kc := newFakeWebhook(t, authorizertest.Options{})
+	stats := &caseStats{}
+	deny := corpusAnswers()[2]
+	for i, conditions := range conditionSets {
+		for _, policy := range []string{"NoOpinion", "Deny"} {
+			cfg := webhookConfig{version: "v1", policy: policy, conditions: conditions}
+			for _, a := range corpusAttributes() {
+				t.Run(fmt.Sprintf("set%d/%s/%s", i, policy, a.name), func(t *testing.T) {
+					runCase(t, srv, kc, cfg, deny, []*authorizer.Attributes{a.attrs}, stats)
+				})
+			}
+		}
+	}
+	reportStats(t, stats)
+}
