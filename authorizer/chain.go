@@ -67,9 +67,13 @@ func (c *Chain) authorizeTraced(ctx context.Context, a *Attributes, s *Step) (De
 }
 
 func (c *Chain) authorize(ctx context.Context, a *Attributes, s *Step) (Decision, string, error) {
+	// Reasons are joined only if nobody decides; until then they are kept
+	// on the stack, so that a decided request allocates nothing for them.
+	type namedReason struct{ name, reason string }
 	var (
-		errs    []error
-		reasons []string
+		errs       []error
+		reasonBuf  [8]namedReason
+		reasonList = reasonBuf[:0]
 	)
 	for i := range c.entries {
 		e := &c.entries[i]
@@ -91,8 +95,17 @@ func (c *Chain) authorize(ctx context.Context, a *Attributes, s *Step) (Decision
 			errs = append(errs, err)
 		}
 		if reason != "" {
-			reasons = append(reasons, e.Name+": "+reason)
+			reasonList = append(reasonList, namedReason{e.Name, reason})
 		}
 	}
-	return DecisionNoOpinion, strings.Join(reasons, "\n"), utilerrors.NewAggregate(errs)
+	var b strings.Builder
+	for i, r := range reasonList {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(r.name)
+		b.WriteString(": ")
+		b.WriteString(r.reason)
+	}
+	return DecisionNoOpinion, b.String(), utilerrors.NewAggregate(errs)
 }

@@ -34,8 +34,9 @@ type Connection struct {
 }
 
 // Files returns the files a connection read from ConnectionFromKubeconfig
-// depends on: the kubeconfig and the certificate, key and token files it
-// names. A change to one of them calls for a new connection.
+// depends on: the kubeconfig and the CA, certificate and key files it names.
+// A change to one of them calls for a new connection. (A token file is read
+// again every minute by the connection itself.)
 func (c Connection) Files() []string { return append([]string(nil), c.files...) }
 
 // connection builds the transport a kubeconfig target describes.
@@ -113,8 +114,9 @@ func (t *kubeconfigTarget) connection(clk passiveClock) (Connection, error) {
 		if err != nil {
 			return Connection{}, err
 		}
+		// The token file is read again every minute; it is not one of the
+		// files whose change calls for a new connection.
 		rt = &bearerTransport{token: ts.get, next: rt}
-		conn.files = append(conn.files, u.TokenFile)
 	case u.Token != "":
 		token := u.Token
 		rt = &bearerTransport{token: func() string { return token }, next: rt}

@@ -2,7 +2,10 @@ package authorizer
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/pem"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 
@@ -111,4 +114,11 @@ func podGet(user string, groups ...string) *Attributes {
 
 func counter(m *metrics.Memory, d *metrics.Desc, labels ...string) int {
 	return int(m.Value(d, labels...))
+}
+
+// runtimeYield lets other goroutines run while a test waits for them.
+func runtimeYield() { runtime.Gosched() }
+
+func pemBase64(der []byte) string {
+	return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }

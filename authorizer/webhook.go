@@ -96,6 +96,7 @@ type Webhook struct {
 	cache           *decisionCache
 	clock           clock.Clock
 	random          func() float64
+	files           []string // the connection's files, for the reloader
 
 	evaluations map[string]metrics.Series
 	durations   map[string]metrics.Series
@@ -152,7 +153,7 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 	var conn Connection
 	switch {
 	case opts.KubeConfigFile != "":
-		c, err := ConnectionFromKubeconfig(opts.KubeConfigFile)
+		c, err := loadKubeconfig(opts.KubeConfigFile, w.clock)
 		if err != nil {
 			return nil, err
 		}
@@ -167,6 +168,7 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 		return nil, err
 	}
 	w.url = u
+	w.files = conn.files
 	rt := conn.Transport
 	if rt == nil {
 		rt = newTransport(nil)
@@ -400,4 +402,24 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (revi
 		}
 	}
 	return reviewStatus{}, err
+}
+
+// healthCheckAttributes is the request a health check asks about.
+var healthCheckAttributes = Attributes{
+	User: &User{Name: "system:authorization-webhook-health-check"},
+	Verb: "get", Path: "/healthz",
+}
+
+// Check asks the webhook about a harmless request (user
+// system:authorization-webhook-health-check, get /healthz) once, without
+// match conditions, cache, retries or metrics, and reports whether it
+// answered with a readable SubjectAccessReview. Its decision does not
+// matter.
+func (w *Webhook) Check(ctx context.Context) error {
+	body := appendSAR(nil, &healthCheckAttributes, w.v1beta1)
+	out := w.call(ctx, body)
+	if out.err != nil {
+		return fmt.Errorf("webhook %q failed its health check: %w", w.name, out.err)
+	}
+	return nil
 }

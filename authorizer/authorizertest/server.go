@@ -3,6 +3,7 @@ package authorizertest
 import (
 	"bytes"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"errors"
@@ -43,6 +44,11 @@ type Options struct {
 	// Token, when set, goes into the kubeconfig, and requests without
 	// "Authorization: Bearer <Token>" are answered 401.
 	Token string
+	// ClientCA, PEM, makes the server require client certificates signed
+	// by it (see CA).
+	ClientCA []byte
+	// ClientCertificate and ClientKey, PEM, go into the kubeconfig.
+	ClientCertificate, ClientKey []byte
 	// Clock times injected latency; nil means the real clock.
 	Clock clock.Clock
 }
@@ -75,6 +81,9 @@ type Request struct {
 	// Spec is the review's spec in its v1 form; nil if the body was not a
 	// review.
 	Spec *authorizationv1.SubjectAccessReviewSpec
+	// ClientCommonName is the common name of the client certificate, if
+	// one was presented.
+	ClientCommonName string
 	// Fault is the fault injected into the answer, if any.
 	Fault *Fault
 }
@@ -120,10 +129,18 @@ func NewServer(opts Options) (*Server, error) {
 	}
 	if opts.Plain {
 		s.srv.Start()
-	} else {
-		s.srv.EnableHTTP2 = opts.HTTP2
-		s.srv.StartTLS()
+		return s, nil
 	}
+	s.srv.EnableHTTP2 = opts.HTTP2
+	if len(opts.ClientCA) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(opts.ClientCA) {
+			ln.Close()
+			return nil, errors.New("authorizertest: ClientCA holds no PEM certificate")
+		}
+		s.srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
+	}
+	s.srv.StartTLS()
 	return s, nil
 }
 
@@ -198,6 +215,10 @@ func (s *Server) Kubeconfig() []byte {
 	if s.opts.Token != "" {
 		user["token"] = s.opts.Token
 	}
+	if len(s.opts.ClientCertificate) > 0 {
+		user["client-certificate-data"] = s.opts.ClientCertificate
+		user["client-key-data"] = s.opts.ClientKey
+	}
 	kc := map[string]any{
 		"apiVersion":      "v1",
 		"kind":            "Config",
@@ -237,6 +258,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rec := Request{
 		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Proto: r.Proto,
 		Header: r.Header.Clone(), Body: body,
+	}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		rec.ClientCommonName = r.TLS.PeerCertificates[0].Subject.CommonName
 	}
 	var spec *authorizationv1.SubjectAccessReviewSpec
 	var tm review
