@@ -184,7 +184,9 @@ func run(out io.Writer) error {
 		{"The file now names today's webhook.", func() error { return write(fmt.Sprintf(configTemplate, "policy", kcToday)) }},
 		{"A broken file (a YAML error).", func() error { return write("authorizers: [") }},
 		{"A file without the Node authorizer the server started with.",
-			func() error { return write(strings.Replace(fmt.Sprintf(configTemplate, "policy", kcToday), "- type: Node\n  name: node\n", "", 1)) }},
+			func() error {
+				return write(strings.Replace(fmt.Sprintf(configTemplate, "policy", kcToday), "- type: Node\n  name: node\n", "", 1))
+			}},
 		{"The good file again: the configuration in force, nothing to do.",
 			func() error { return write(fmt.Sprintf(configTemplate, "policy", kcToday)) }},
 		{"Today's webhook moves to a new server with a new CA; only its kubeconfig changes.",
