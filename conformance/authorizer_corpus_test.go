@@ -1,12 +1,15 @@
 package conformance
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
 	"k8s.io/apimachinery/pkg/selection"
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
@@ -155,6 +158,10 @@ func corpusAnswers() []webhookAnswer {
 		{name: "201", always: body(201, "application/json", `{"status":{"allowed":true}}`)},
 		{name: "204 empty", always: body(204, "application/json", ``)},
 		{name: "207", always: body(207, "application/json", `{"status":{"allowed":true}}`)},
+		{name: "yaml body", always: body(200, "application/yaml", "status:\n  allowed: true\n  reason: from YAML\n")},
+		{name: "yaml list", always: body(200, "application/yaml", "- a\n")},
+		{name: "protobuf body", always: body(200, "application/vnd.kubernetes.protobuf", string(protobufReview(true)))},
+		{name: "protobuf garbage", always: body(200, "application/vnd.kubernetes.protobuf", "k8s\x00\x0a\xff")},
 		{name: "huge reason", always: body(200, "application/json", `{"status":{"denied":true,"reason":"`+strings.Repeat("r", 100000)+`"}}`)},
 	}
 	for _, code := range []int{400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504} {
@@ -353,4 +360,20 @@ func randomCases(n int, seed uint64) []randomCase {
 		out = append(out, c)
 	}
 	return out
+}
+
+// protobufReview is a SubjectAccessReview answer in Kubernetes' protobuf
+// encoding, which kube-apiserver's webhook client also reads.
+func protobufReview(allowed bool) []byte {
+	scheme := runtime.NewScheme()
+	if err := authorizationv1.AddToScheme(scheme); err != nil {
+		panic(err)
+	}
+	var buf bytes.Buffer
+	sar := &authorizationv1.SubjectAccessReview{Status: authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Reason: "from protobuf"}}
+	sar.SetGroupVersionKind(authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview"))
+	if err := protobuf.NewSerializer(scheme, scheme).Encode(sar, &buf); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
 }
