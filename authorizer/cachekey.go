@@ -89,6 +89,11 @@ func appendCacheKey(dst []byte, a *Attributes) []byte {
 	if len(u.Extra) == 0 {
 		return dst
 	}
+	if len(u.Extra) == 1 {
+		for k, v := range u.Extra {
+			return appendExtraEntry(appendKeyString(dst, k), v)
+		}
+	}
 	// encoding/json writes map keys sorted by their bytes; sort the same way
 	// so that two maps whose keys collapse to the same JSON string compare as
 	// the JSON does. Small maps sort on the stack.
@@ -99,15 +104,18 @@ func appendCacheKey(dst []byte, a *Attributes) []byte {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		dst = appendKeyString(dst, k)
-		if v := u.Extra[k]; v == nil {
-			dst = append(dst, keyNilList)
-		} else {
-			dst = append(dst, 0)
-			dst = appendKeyList(dst, v)
-		}
+		dst = appendExtraEntry(appendKeyString(dst, k), u.Extra[k])
 	}
 	return dst
+}
+
+// appendExtraEntry appends an extra value, telling nil ("null" in JSON) from
+// empty ("[]").
+func appendExtraEntry(dst []byte, v []string) []byte {
+	if v == nil {
+		return append(dst, keyNilList)
+	}
+	return appendKeyList(append(dst, 0), v)
 }
 
 func appendKeyList(dst []byte, list []string) []byte {
@@ -122,7 +130,7 @@ func appendKeyList(dst []byte, list []string) []byte {
 // 0xFF.
 func appendKeyString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
-	if isASCII(s) || utf8.ValidString(s) {
+	if utf8.ValidString(s) {
 		return append(dst, s...)
 	}
 	for i := 0; i < len(s); {
@@ -135,13 +143,4 @@ func appendKeyString(dst []byte, s string) []byte {
 		i += size
 	}
 	return dst
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }

@@ -37,12 +37,13 @@ type matchResult struct {
 
 func (w *Webhook) match(ctx context.Context, a *Attributes, sc *scratch, explain bool) (matchResult, error) {
 	spec := specOf(a, &sc.spec)
-	defer func() { sc.spec = specScratch{} }() // keep nothing of the caller's request
 	if !explain {
 		ok, err := w.matcher.Match(ctx, spec)
+		sc.spec = specScratch{} // keep nothing of the caller's request
 		return matchResult{matched: ok, index: -1}, err
 	}
 	ok, results, err := w.matcher.Explain(ctx, spec)
+	sc.spec = specScratch{}
 	res := matchResult{matched: ok, index: -1}
 	switch {
 	case err != nil:

@@ -178,12 +178,10 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 		missingSAN: metrics.NewSeries(w.sink, metrics.WebhookX509MissingSAN),
 		sha1:       metrics.NewSeries(w.sink, metrics.WebhookX509InsecureSHA1),
 	}
+	// The per-call timeout is a context deadline on the caller's clock; an
+	// http.Client timeout as well, as kube-apiserver's client has, would only
+	// cost a goroutine per request and change an error text.
 	w.client = &http.Client{Transport: rt}
-	if isRealClock(w.clock) {
-		// Like kube-apiserver's client: the per-call timeout also bounds each
-		// HTTP request, which gives its error texts.
-		w.client.Timeout = w.timeout
-	}
 	w.header = http.Header{
 		"Accept":       {"application/json, */*"},
 		"Content-Type": {"application/json"},
