@@ -77,8 +77,8 @@ func benchPair(b *testing.B, ttl time.Duration) (kauthorizer.Authorizer, authori
 
 func benchRequest(namespace string) *authorizer.Attributes {
 	return &authorizer.Attributes{
-		User:            &authorizer.User{Name: "jane", UID: "1f0e", Groups: []string{"developers", "system:authenticated"}},
-		Verb:            "delete", ResourceRequest: true, Namespace: namespace, APIVersion: "v1", Resource: "configmaps", Name: "coredns",
+		User: &authorizer.User{Name: "jane", UID: "1f0e", Groups: []string{"developers", "system:authenticated"}},
+		Verb: "delete", ResourceRequest: true, Namespace: namespace, APIVersion: "v1", Resource: "configmaps", Name: "coredns",
 		Path: "/api/v1/namespaces/" + namespace + "/configmaps/coredns",
 	}
 }
