@@ -11,7 +11,7 @@ import (
 // benchWebhook is a webhook with KEP-3221's three match conditions in front
 // of a loopback TLS fake webhook that denies.
 func benchWebhook(b *testing.B, cacheTTL time.Duration) *Webhook {
-	srv, err := authorizertest.NewServer(authorizertest.Options{HTTP2: true, Decide: authorizertest.Always(status(false, true, "protected"))})
+	srv, err := authorizertest.NewServer(authorizertest.Options{HTTP2: true, DiscardRequests: true, Decide: authorizertest.Always(status(false, true, "protected"))})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -48,12 +48,7 @@ func (w *Webhook) call(parent context.Context, body []byte) callOutcome {
 		if n > 0 && wait > 0 {
 			sleepCtx(ctx, w.clock, wait)
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
-		if err != nil {
-			out.err = err
-			return out
-		}
-		req.Header = w.header.Clone()
+		req := w.newRequest(ctx, body)
 		resp, err := w.client.Do(req)
 		out.requests++
 		if err != nil {
@@ -70,6 +65,26 @@ func (w *Webhook) call(parent context.Context, body []byte) callOutcome {
 		out.statusCode, out.status, out.err = w.readResponse(resp)
 		return out
 	}
+}
+
+// newRequest is http.NewRequestWithContext without parsing the URL again:
+// the URL and the headers, parsed once, are shared by every request
+// (transports only read them; the credential transports set theirs on a
+// copy, and redirects build new requests).
+func (w *Webhook) newRequest(ctx context.Context, body []byte) *http.Request {
+	req := &http.Request{
+		Method:        http.MethodPost,
+		URL:           w.parsedURL,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        w.header,
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
+		ContentLength: int64(len(body)),
+		Host:          w.parsedURL.Host,
+	}
+	return req.WithContext(ctx)
 }
 
 // retryAfterWait reports whether client-go would post again after resp: a 429

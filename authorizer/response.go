@@ -188,6 +188,14 @@ func interpretKind(body []byte) (schema.GroupVersionKind, error) {
 
 // decodeReviewBody decodes a 2xx body.
 func decodeReviewBody(body []byte, v1beta1 bool) (reviewStatus, error) {
+	if st, ok := fastDecodeReview(body, v1beta1); ok {
+		return st, nil
+	}
+	return decodeReviewSlow(body, v1beta1)
+}
+
+// decodeReviewSlow decodes a 2xx body step by step as client-go does.
+func decodeReviewSlow(body []byte, v1beta1 bool) (reviewStatus, error) {
 	p, err := readPayload(body)
 	if err != nil {
 		return reviewStatus{}, err

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,6 +85,7 @@ type WebhookOptions struct {
 type Webhook struct {
 	name            string
 	url             string
+	parsedURL       *url.URL
 	client          *http.Client
 	header          http.Header
 	v1beta1         bool
@@ -168,6 +170,11 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 		return nil, err
 	}
 	w.url = u
+	if w.parsedURL, err = url.Parse(u); err != nil {
+		return nil, err
+	}
+	// As http.NewRequest does.
+	w.parsedURL.Host = strings.TrimSuffix(w.parsedURL.Host, ":")
 	w.files = conn.files
 	rt := conn.Transport
 	if rt == nil {

@@ -51,6 +51,8 @@ type Options struct {
 	ClientCertificate, ClientKey []byte
 	// Clock times injected latency; nil means the real clock.
 	Clock clock.Clock
+	// DiscardRequests keeps no record of the requests, for benchmarks.
+	DiscardRequests bool
 }
 
 // Server is a fake authorization webhook. It is safe for concurrent use.
@@ -248,37 +250,40 @@ func (s *Server) CertificatePEM() []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
 }
 
+// review reads a SubjectAccessReview of either version.
 type review struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	Spec       struct {
+		authorizationv1.SubjectAccessReviewSpec
+		Group []string `json:"group"` // v1beta1
+	} `json:"spec"`
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := Request{
-		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Proto: r.Proto,
-		Header: r.Header.Clone(), Body: body,
+		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Proto: r.Proto, Body: body,
+	}
+	if !s.opts.DiscardRequests {
+		rec.Header = r.Header.Clone()
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
 		rec.ClientCommonName = r.TLS.PeerCertificates[0].Subject.CommonName
 	}
+	// One pass for both versions: v1beta1 names the groups "group".
+	var rv review
 	var spec *authorizationv1.SubjectAccessReviewSpec
-	var tm review
-	if json.Unmarshal(body, &tm) == nil && tm.Kind == "SubjectAccessReview" {
-		switch tm.APIVersion {
+	if json.Unmarshal(body, &rv) == nil && rv.Kind == "SubjectAccessReview" {
+		switch rv.APIVersion {
 		case "authorization.k8s.io/v1":
-			var sar authorizationv1.SubjectAccessReview
-			if json.Unmarshal(body, &sar) == nil {
-				spec = &sar.Spec
-			}
+			spec = &rv.Spec.SubjectAccessReviewSpec
 		case "authorization.k8s.io/v1beta1":
-			var sar authorizationv1beta1.SubjectAccessReview
-			if json.Unmarshal(body, &sar) == nil {
-				spec = v1Spec(&sar.Spec)
-			}
+			spec = &rv.Spec.SubjectAccessReviewSpec
+			spec.Groups = rv.Spec.Group
 		}
 		if spec != nil {
-			rec.APIVersion = tm.APIVersion
+			rec.APIVersion = rv.APIVersion
 		}
 	}
 	rec.Spec = spec
@@ -295,7 +300,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Fault = fault
 	decide := s.decide
-	s.requests = append(s.requests, rec)
+	if !s.opts.DiscardRequests {
+		s.requests = append(s.requests, rec)
+	}
 	s.mu.Unlock()
 
 	if s.opts.Token != "" && r.Header.Get("Authorization") != "Bearer "+s.opts.Token {
@@ -391,27 +398,6 @@ func resetConnection(w http.ResponseWriter) {
 		_ = tcp.SetLinger(0)
 	}
 	_ = raw.Close()
-}
-
-func v1Spec(in *authorizationv1beta1.SubjectAccessReviewSpec) *authorizationv1.SubjectAccessReviewSpec {
-	out := &authorizationv1.SubjectAccessReviewSpec{User: in.User, Groups: in.Groups, UID: in.UID}
-	if in.Extra != nil {
-		out.Extra = map[string]authorizationv1.ExtraValue{}
-		for k, v := range in.Extra {
-			out.Extra[k] = authorizationv1.ExtraValue(v)
-		}
-	}
-	if ra := in.ResourceAttributes; ra != nil {
-		out.ResourceAttributes = &authorizationv1.ResourceAttributes{
-			Namespace: ra.Namespace, Verb: ra.Verb, Group: ra.Group, Version: ra.Version,
-			Resource: ra.Resource, Subresource: ra.Subresource, Name: ra.Name,
-			FieldSelector: ra.FieldSelector, LabelSelector: ra.LabelSelector,
-		}
-	}
-	if nra := in.NonResourceAttributes; nra != nil {
-		out.NonResourceAttributes = &authorizationv1.NonResourceAttributes{Path: nra.Path, Verb: nra.Verb}
-	}
-	return out
 }
 
 // Always answers every review with status.
