@@ -18,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -115,6 +116,14 @@ func NewReloader(opts ReloaderOptions) (*Reloader, error) {
 	}
 	if r.opts.Options.Clock == nil {
 		r.opts.Options.Clock = r.clock
+	}
+	if r.opts.Options.Compiler == nil {
+		// One CEL environment for every reload.
+		c, err := matchcond.NewAuthorizationCompiler()
+		if err != nil {
+			return nil, err
+		}
+		r.opts.Options.Compiler = c
 	}
 	if r.interval <= 0 {
 		r.interval = DefaultPollInterval
