@@ -24,7 +24,12 @@ func compileMatchConditions(c *matchcond.AuthorizationCompiler, expressions []st
 	if err := errs.ToAggregate(); err != nil {
 		return nil, err
 	}
-	return m.WithOptions(matchcond.AuthorizationMatcherOptions{AuthorizerName: name, Metrics: sink, Clock: clk}), nil
+	return bindMatcher(m, name, sink, clk), nil
+}
+
+// bindMatcher binds the match condition metrics to the webhook's name.
+func bindMatcher(m *matchcond.AuthorizationMatcher, name string, sink metrics.Sink, clk clock.PassiveClock) *matchcond.AuthorizationMatcher {
+	return m.WithOptions(matchcond.AuthorizationMatcherOptions{AuthorizerName: name, Metrics: sink, Clock: clk})
 }
 
 // matchResult is the outcome of the match conditions, and for Explain which

@@ -48,6 +48,21 @@ type Options struct {
 // authzconfig.Validate or authzconfig.DecodeAndValidate, as kube-apiserver
 // does. It returns an error for what it cannot build.
 func New(cfg *authzconfig.Configuration, opts Options) (*Chain, error) {
+	return newChain(cfg, nil, opts)
+}
+
+// NewFromCompiled is New for a configuration that authzconfig validated
+// and compiled (authzconfig.ValidateAndCompile, authzconfig.DecodeAndValidate):
+// the webhooks use its compiled match conditions instead of compiling them
+// again.
+func NewFromCompiled(c *authzconfig.Compiled, opts Options) (*Chain, error) {
+	if c == nil {
+		return nil, fmt.Errorf("no authorization configuration")
+	}
+	return newChain(c.Configuration, c.MatchConditions, opts)
+}
+
+func newChain(cfg *authzconfig.Configuration, compiled []*matchcond.AuthorizationMatcher, opts Options) (*Chain, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("no authorization configuration")
 	}
@@ -66,14 +81,18 @@ func New(cfg *authzconfig.Configuration, opts Options) (*Chain, error) {
 		case ac.Type == authzconfig.TypeAlwaysDeny:
 			az = AlwaysDeny()
 		case ac.Type == authzconfig.TypeWebhook:
-			if len(webhookConditions(ac.Webhook)) > 0 && compiler == nil {
+			var matcher *matchcond.AuthorizationMatcher
+			if i < len(compiled) {
+				matcher = compiled[i]
+			}
+			if matcher == nil && len(webhookConditions(ac.Webhook)) > 0 && compiler == nil {
 				c, err := matchcond.NewAuthorizationCompiler()
 				if err != nil {
 					return nil, err
 				}
 				compiler = c
 			}
-			w, err := newConfiguredWebhook(ac, compiler, opts)
+			w, err := newConfiguredWebhook(ac, compiler, matcher, opts)
 			if err != nil {
 				return nil, fmt.Errorf("authorizers[%d] (%s %q): %w", i, ac.Type, ac.Name, err)
 			}
@@ -100,7 +119,7 @@ func webhookConditions(w *authzconfig.WebhookConfiguration) []string {
 
 // newConfiguredWebhook builds a webhook as kube-apiserver's newForConfig
 // does.
-func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *matchcond.AuthorizationCompiler, opts Options) (*Webhook, error) {
+func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *matchcond.AuthorizationCompiler, matcher *matchcond.AuthorizationMatcher, opts Options) (*Webhook, error) {
 	wc := ac.Webhook
 	if wc == nil {
 		return nil, fmt.Errorf("webhook configuration required when type=Webhook")
@@ -112,6 +131,7 @@ func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *matc
 		FailurePolicy:              wc.FailurePolicy,
 		MatchConditions:            webhookConditions(wc),
 		Compiler:                   compiler,
+		CompiledMatchConditions:    matcher,
 		Backoff:                    opts.Backoff,
 		Clock:                      opts.Clock,
 		Metrics:                    opts.Metrics,

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authorizer/authorizertest"
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -211,4 +212,42 @@ func TestNewFromLegacyFlags(t *testing.T) {
 	assert.Equal(t, DecisionAllow, d)
 	assert.Equal(t, "legacy", reason)
 	assert.Equal(t, 1, counter(mem, metrics.AuthorizationWebhookEvaluations, "default", "success"))
+}
+
+func TestNewFromCompiledUsesTheCompiledConditions(t *testing.T) {
+	protector, kc1 := fakeWebhook(t, authorizertest.Options{Decide: authorizertest.Always(status(false, true, "kube-system is protected"))})
+	_, kc2 := fakeWebhook(t, authorizertest.Options{Decide: authorizertest.Always(status(true, false, "ok"))})
+	compiled, err := authzconfig.DecodeAndValidate([]byte(fmt.Sprintf(kepConfig, kc1, kc2)), nil, authzconfig.ValidateOptions{})
+	require.NoError(t, err)
+	mem := metrics.NewMemory()
+	chain, err := NewFromCompiled(compiled, Options{Authorizers: map[string]Authorizer{"Node": AlwaysDeny(), "RBAC": AlwaysDeny()}, Metrics: mem})
+	require.NoError(t, err)
+	ctx := context.Background()
+	d, _, err := chain.Authorize(ctx, podGet("jane"))
+	require.NoError(t, err)
+	assert.Equal(t, DecisionAllow, d)
+	kubeSystem := podGet("jane")
+	kubeSystem.Namespace = "kube-system"
+	d, reason, err := chain.Authorize(ctx, kubeSystem)
+	require.NoError(t, err)
+	assert.Equal(t, DecisionDeny, d)
+	assert.Equal(t, "kube-system is protected", reason)
+	assert.Len(t, protector.Requests(), 1)
+	assert.Equal(t, 1, counter(mem, metrics.AuthorizationMatchConditionExclusions, "Webhook", "kube-system-protector"), "metrics bound to the webhook's name")
+
+	_, err = NewFromCompiled(nil, Options{})
+	assert.Error(t, err)
+}
+
+func TestCompiledMatchConditionsWin(t *testing.T) {
+	srv, kc := fakeWebhook(t, authorizertest.Options{Decide: authorizertest.Always(status(true, false, ""))})
+	compiler, err := matchcond.NewAuthorizationCompiler()
+	require.NoError(t, err)
+	never, errs := compiler.Compile([]string{"request.user == 'nobody'"}, nil)
+	require.Empty(t, errs)
+	w := newTestWebhook(t, kc, WebhookOptions{MatchConditions: []string{"true"}, CompiledMatchConditions: never})
+	d, _, err := w.Authorize(context.Background(), podGet("jane"))
+	require.NoError(t, err)
+	assert.Equal(t, DecisionNoOpinion, d)
+	assert.Empty(t, srv.Requests())
 }

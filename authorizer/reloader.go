@@ -36,7 +36,8 @@ type ReloaderOptions struct {
 	Options Options
 	// Validate says how each content is checked, with
 	// authzconfig.DecodeAndValidate (kube-apiserver's checks and reload
-	// rules). The zero value is kube-apiserver's.
+	// rules, match conditions compiled once for validation and the
+	// webhooks). The zero value is kube-apiserver's.
 	Validate authzconfig.ValidateOptions
 	// PollInterval is how often the files are read; zero means one minute.
 	PollInterval time.Duration
@@ -117,13 +118,13 @@ func NewReloader(opts ReloaderOptions) (*Reloader, error) {
 	if r.opts.Options.Clock == nil {
 		r.opts.Options.Clock = r.clock
 	}
-	if r.opts.Options.Compiler == nil {
+	if r.opts.Validate.Compiler == nil {
 		// One CEL environment for every reload.
 		c, err := matchcond.NewAuthorizationCompiler()
 		if err != nil {
 			return nil, err
 		}
-		r.opts.Options.Compiler = c
+		r.opts.Validate.Compiler = c
 	}
 	if r.interval <= 0 {
 		r.interval = DefaultPollInterval
@@ -139,11 +140,12 @@ func NewReloader(opts ReloaderOptions) (*Reloader, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := authzconfig.DecodeAndValidate(data, nil, opts.Validate)
+	compiled, err := authzconfig.DecodeAndValidate(data, nil, r.opts.Validate)
 	if err != nil {
 		return nil, err
 	}
-	chain, err := New(cfg, r.opts.Options)
+	cfg := compiled.Configuration
+	chain, err := NewFromCompiled(compiled, r.opts.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -234,15 +236,16 @@ func (r *Reloader) Check(ctx context.Context) *ReloadEvent {
 	r.lastData = data
 	r.fileSums = sums
 
-	cfg, err := authzconfig.DecodeAndValidate(data, r.startup, r.opts.Validate)
+	compiled, err := authzconfig.DecodeAndValidate(data, r.startup, r.opts.Validate)
 	if err != nil {
 		return r.fail(err, trigger, data)
 	}
+	cfg := compiled.Configuration
 	if changedFile == "" && reflect.DeepEqual(cfg, r.lastConfig) {
 		return nil
 	}
 	r.lastConfig = cfg
-	chain, err := New(cfg, r.opts.Options)
+	chain, err := NewFromCompiled(compiled, r.opts.Options)
 	if err != nil {
 		r.fileSums = sumFiles(watchedFiles(cfg, nil))
 		return r.fail(err, trigger, data)

@@ -56,6 +56,10 @@ type WebhookOptions struct {
 	// Compiler compiles the match conditions. Nil builds one, which takes a
 	// few milliseconds: share one between webhooks.
 	Compiler *matchcond.AuthorizationCompiler
+	// CompiledMatchConditions are the match conditions already compiled (by
+	// authzconfig.ValidateAndCompile, for example); when set, MatchConditions
+	// and Compiler are not used.
+	CompiledMatchConditions *matchcond.AuthorizationMatcher
 
 	// KubeConfigFile is the path of the kubeconfig file that says where the
 	// webhook is and how to reach it (see ConnectionFromKubeconfig).
@@ -197,7 +201,12 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 		w.header.Set("User-Agent", opts.UserAgent)
 	}
 
-	if len(opts.MatchConditions) > 0 {
+	switch {
+	case opts.CompiledMatchConditions != nil:
+		if opts.CompiledMatchConditions.Len() > 0 {
+			w.matcher = bindMatcher(opts.CompiledMatchConditions, opts.Name, opts.Metrics, w.clock)
+		}
+	case len(opts.MatchConditions) > 0:
 		m, err := compileMatchConditions(opts.Compiler, opts.MatchConditions, opts.Name, opts.Metrics, w.clock)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 // BenchmarkDecodeValidateKEPSample decodes and validates the corrected KEP
@@ -12,7 +14,9 @@ import (
 func BenchmarkDecodeValidateKEPSample(b *testing.B) {
 	data, err := os.ReadFile("testdata/kep-sample.yaml")
 	require.NoError(b, err)
-	opts := ValidateOptions{Stat: fakeStat}
+	compiler, err := matchcond.NewAuthorizationCompiler()
+	require.NoError(b, err)
+	opts := ValidateOptions{Stat: fakeStat, Compiler: compiler}
 	b.ReportAllocs()
 	for b.Loop() {
 		cfg, err := Decode(data)

@@ -46,7 +46,7 @@ func decodeExact(data []byte) (*Configuration, error) {
 	switch {
 	case looksLikeJSON(data):
 		return decodeDocument(data, data, nil)
-	case bytes.HasPrefix(data, protobufPrefix):
+	case hasProtobufPrefix(data):
 		return decodeProtobuf(data)
 	}
 	jsonData, yamlStrictErr, err := yamlToJSON(data)
@@ -69,7 +69,7 @@ func DecodeSingleDocument(data []byte) (*Configuration, error) {
 	if err != nil {
 		return nil, err
 	}
-	if looksLikeJSON(data) || bytes.HasPrefix(data, protobufPrefix) {
+	if looksLikeJSON(data) || hasProtobufPrefix(data) {
 		// JSON holds one value, or Decode failed; protobuf is one message.
 		return cfg, nil
 	}

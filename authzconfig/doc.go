@@ -32,9 +32,12 @@
 // kube-apiserver's, quirks included: a webhook's field errors are reported
 // under the authorizer's path without ".webhook", the failurePolicy values
 // are listed unsorted, and an unsupported connection type prints the whole
-// connection info. The caller chooses the known and repeatable authorizer
-// types, may fake or skip the kubeconfig file checks, and may reject
-// InClusterConfig; see ValidateOptions.
+// connection info. Match conditions are compiled with kube-apiserver's CEL
+// environment (package matchcond), and ValidateAndCompile hands the compiled
+// matchers back with the configuration, so that the authorizer chain need
+// not compile them again. The caller chooses the known and repeatable
+// authorizer types, may fake or skip the kubeconfig file checks, may reject
+// InClusterConfig, and should pass a compiler it keeps; see ValidateOptions.
 //
 // DecodeAndValidate is what kube-apiserver runs on its file at startup and
 // on every reload, its own checks included (non-webhook authorizers named

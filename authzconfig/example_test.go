@@ -1,12 +1,16 @@
 package authzconfig_test
 
 import (
+	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"testing/fstest"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
+
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 func ExampleDecode() {
@@ -94,7 +98,7 @@ apiVersion: apiserver.config.k8s.io/v1
 kind: AuthorizationConfiguration
 authorizers:
 - {type: RBAC, name: roles}
-`), startup, authzconfig.ValidateOptions{})
+`), startup.Configuration, authzconfig.ValidateOptions{})
 	fmt.Println(err)
 	// Output:
 	// [expected name rbac for authorizer RBAC instead of roles, missing required types: [Node]]
@@ -176,4 +180,55 @@ authorizers:
 	// Output:
 	// 1 RBAC
 	// the data holds more than one YAML document (document 2 is not empty); kube-apiserver would read only the first and ignore the others
+}
+
+func ExampleValidateAndCompile() {
+	cfg, err := authzconfig.Decode([]byte(`
+apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: kube-system-guard
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: Deny
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: /etc/kubernetes/guard.kubeconfig
+    matchConditions:
+    - expression: has(request.resourceAttributes)
+    - expression: request.resourceAttributes.namespace == 'kube-system'
+- type: RBAC
+  name: rbac
+`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Build the compiler once and keep it: it costs about a millisecond.
+	compiler, err := matchcond.NewAuthorizationCompiler()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	compiled, errs := authzconfig.ValidateAndCompile(cfg, authzconfig.ValidateOptions{Compiler: compiler, SkipFileChecks: true})
+	if len(errs) > 0 {
+		fmt.Println(errs.ToAggregate())
+		return
+	}
+	guard := compiled.MatchConditions[0]
+	for _, ns := range []string{"kube-system", "default"} {
+		matched, err := guard.Match(context.Background(), &authorizationv1.SubjectAccessReviewSpec{
+			User:               "jane",
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: "delete", Resource: "secrets"},
+		})
+		fmt.Println(ns, matched, err)
+	}
+	fmt.Println(compiled.MatchConditions[1] == nil)
+	// Output:
+	// kube-system true <nil>
+	// default false <nil>
+	// true
 }

@@ -66,7 +66,7 @@ func TestFastPathDeclines(t *testing.T) {
 func TestFastPathAgreesOnGeneratedYAML(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	answered := 0
-	const n = 20000
+	const n = 8000
 	for range n {
 		data := generateYAML(r)
 		fast, ok := fastDecode([]byte(data))

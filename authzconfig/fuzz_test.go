@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 func addSeeds(f *testing.F) {
@@ -85,16 +87,18 @@ func FuzzDecode(f *testing.F) {
 // exists, and the kube-apiserver checks never panic either.
 func FuzzValidate(f *testing.F) {
 	addSeeds(f)
+	compiler, err := matchcond.NewAuthorizationCompiler()
+	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Decode(data)
 		if err != nil {
 			return
 		}
 		everyFile := func(string) (os.FileInfo, error) { return os.Stat(".") }
-		skipped := Validate(cfg, ValidateOptions{SkipFileChecks: true})
-		_ = Validate(cfg, ValidateOptions{Stat: everyFile, KnownTypes: []string{TypeWebhook}, RejectInClusterConfig: true})
+		skipped := Validate(cfg, ValidateOptions{SkipFileChecks: true, Compiler: compiler})
+		_ = Validate(cfg, ValidateOptions{Stat: everyFile, KnownTypes: []string{TypeWebhook}, RejectInClusterConfig: true, Compiler: compiler})
 		_ = ValidateReload(cfg, cfg)
-		_, _ = DecodeAndValidate(data, cfg, ValidateOptions{SkipFileChecks: true})
+		_, _ = DecodeAndValidate(data, cfg, ValidateOptions{SkipFileChecks: true, Compiler: compiler})
 		for _, e := range skipped {
 			require.NotEmpty(t, e.Error())
 		}

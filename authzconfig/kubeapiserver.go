@@ -29,21 +29,23 @@ import (
 // kube-apiserver passes the validation aggregate through fmt.Errorf as a
 // format string, which garbles a '%' in a value; DecodeAndValidate keeps the
 // text as it is (see "Differences from kube-apiserver" in the package doc).
-func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions) (*Configuration, error) {
+func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions) (*Compiled, error) {
 	cfg, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("failed to load AuthorizationConfiguration from file: %w", err)
 	}
-	if errs := Validate(cfg, opts); len(errs) > 0 {
-		return nil, errors.New(errs.ToAggregate().Error())
+	opts.RequireTypeNames = false // reported below, in kube-apiserver's words
+	compiled, fieldErrs := ValidateAndCompile(cfg, opts)
+	if len(fieldErrs) > 0 {
+		return nil, errors.New(fieldErrs.ToAggregate().Error())
 	}
 	var errs []error
 	for _, a := range cfg.Authorizers {
 		if a.Type == TypeWebhook {
 			continue
 		}
-		if want := strings.ToLower(a.Type); a.Name != want {
-			errs = append(errs, fmt.Errorf("expected name %s for authorizer %s instead of %s", want, a.Type, a.Name))
+		if a.Name != strings.ToLower(a.Type) {
+			errs = append(errs, errors.New(typeNameMessage(a.Type, a.Name)))
 		}
 	}
 	if startup != nil {
@@ -59,7 +61,7 @@ func DecodeAndValidate(data []byte, startup *Configuration, opts ValidateOptions
 			return nil, err
 		}
 	}
-	return cfg, nil
+	return compiled, nil
 }
 
 // ValidateReload checks a configuration that is to replace, by an automatic

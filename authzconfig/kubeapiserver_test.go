@@ -43,7 +43,7 @@ func TestDecodeAndValidate(t *testing.T) {
 			cfg, err := DecodeAndValidate([]byte(tt.data), tt.startup, ValidateOptions{Stat: fakeStat})
 			if tt.err == "" {
 				require.NoError(t, err)
-				assert.NotEmpty(t, cfg.Authorizers)
+				assert.NotEmpty(t, cfg.Configuration.Authorizers)
 				return
 			}
 			require.EqualError(t, err, tt.err)

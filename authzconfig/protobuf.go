@@ -10,7 +10,11 @@ import (
 // protobufPrefix marks data for kube-apiserver's protobuf serializer. No
 // AuthorizationConfiguration has a protobuf form, but the decoder that
 // kube-apiserver uses for the file still claims such data, and says so.
-var protobufPrefix = []byte{0x6b, 0x38, 0x73, 0x00}
+const protobufPrefix = "k8s\x00"
+
+func hasProtobufPrefix(data []byte) bool {
+	return len(data) >= len(protobufPrefix) && string(data[:len(protobufPrefix)]) == protobufPrefix
+}
 
 // protobufMessage is what kube-apiserver's protobuf decoder needs of a type.
 type protobufMessage interface {

@@ -11,6 +11,8 @@ import (
 
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 // KubeAPIServerTypes returns the authorizer types kube-apiserver knows, in
@@ -49,6 +51,20 @@ type ValidateOptions struct {
 	// absolute.
 	SkipFileChecks bool
 
+	// Compiler compiles the match conditions. Nil builds one when a
+	// configuration has match conditions, which costs about a millisecond:
+	// a server that validates often should build one with
+	// matchcond.NewAuthorizationCompiler and pass it every time.
+	Compiler *matchcond.AuthorizationCompiler
+
+	// RequireTypeNames applies kube-apiserver's own naming rule: an
+	// authorizer of a type other than Webhook must be named after its
+	// lowercased type. A violation is an Invalid name whose detail is
+	// kube-apiserver's message ("expected name rbac for authorizer RBAC
+	// instead of myrbac"), after all other errors, as kube-apiserver checks
+	// it last. (DecodeAndValidate words it exactly as kube-apiserver does.)
+	RequireTypeNames bool
+
 	// RejectInClusterConfig makes connectionInfo.type InClusterConfig an
 	// error (Unsupported value, supported: "KubeConfigFile"), for servers
 	// that, like kube-apiserver, cannot call a webhook in-cluster.
@@ -69,11 +85,35 @@ type ValidateOptions struct {
 //     its value ({"Type":"Foo","KubeConfigFile":"/kc"}).
 //
 // A kubeconfig file must be an absolute path to an existing regular file;
-// see ValidateOptions to fake or skip the file system. The error list's
+// see ValidateOptions to fake or skip the file system. Match conditions are
+// compiled with kube-apiserver's CEL environment (package matchcond): at
+// most 64, none empty or repeated, each a bool expression. The error list's
 // ToAggregate prints as kube-apiserver's message does.
 func Validate(cfg *Configuration, opts ValidateOptions) field.ErrorList {
+	_, errs := ValidateAndCompile(cfg, opts)
+	return errs
+}
+
+// Compiled is a valid configuration with its match conditions compiled, so
+// that whoever builds the authorizers does not compile them again.
+type Compiled struct {
+	Configuration *Configuration
+	// MatchConditions[i] holds the compiled match conditions of
+	// Configuration.Authorizers[i]; it is nil, a matcher that always
+	// matches, for an authorizer without match conditions.
+	MatchConditions []*matchcond.AuthorizationMatcher
+}
+
+// ValidateAndCompile is Validate, which compiles the match conditions, and
+// also returns them compiled when the configuration is valid (nil
+// otherwise).
+func ValidateAndCompile(cfg *Configuration, opts ValidateOptions) (*Compiled, field.ErrorList) {
 	v := newValidator(opts)
-	return v.configuration(cfg)
+	errs := v.configuration(cfg)
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return &Compiled{Configuration: cfg, MatchConditions: v.matchers}, nil
 }
 
 // validator holds the options of one validation, resolved.
@@ -83,6 +123,10 @@ type validator struct {
 	sortedKnown     []string
 	repeatableTypes []string
 	stat            func(string) (fs.FileInfo, error)
+	compiler        *matchcond.AuthorizationCompiler
+	compilerErr     error
+	// matchers are the compiled match conditions, by authorizer.
+	matchers []*matchcond.AuthorizationMatcher
 }
 
 func newValidator(opts ValidateOptions) *validator {
@@ -96,7 +140,27 @@ func newValidator(opts ValidateOptions) *validator {
 	if v.stat == nil {
 		v.stat = os.Stat
 	}
+	v.compiler = opts.Compiler
 	return v
+}
+
+// compileConditions compiles one webhook's match conditions, building a
+// compiler the first time one is needed.
+func (v *validator) compileConditions(conditions []WebhookMatchCondition, path *field.Path) (*matchcond.AuthorizationMatcher, field.ErrorList) {
+	if len(conditions) == 0 {
+		return nil, nil
+	}
+	if v.compiler == nil && v.compilerErr == nil {
+		v.compiler, v.compilerErr = matchcond.NewAuthorizationCompiler()
+	}
+	if v.compilerErr != nil {
+		return nil, field.ErrorList{field.InternalError(path, v.compilerErr)}
+	}
+	expressions := make([]string, len(conditions))
+	for i, c := range conditions {
+		expressions[i] = c.Expression
+	}
+	return v.compiler.Compile(expressions, path)
 }
 
 // supportedTypes lists the known types sorted and without duplicates, as
@@ -116,6 +180,8 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 	}
 	seenTypes := make([]string, 0, len(cfg.Authorizers))
 	seenNames := make(map[string]struct{}, len(cfg.Authorizers))
+	var nameErrs field.ErrorList
+	v.matchers = make([]*matchcond.AuthorizationMatcher, len(cfg.Authorizers))
 	for i := range cfg.Authorizers {
 		a := &cfg.Authorizers[i]
 		path := authorizersPath.Index(i)
@@ -131,6 +197,11 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 			continue
 		}
 		seenTypes = append(seenTypes, a.Type)
+		if v.opts.RequireTypeNames && a.Type != TypeWebhook && a.Name != "" {
+			if want := strings.ToLower(a.Type); a.Name != want {
+				nameErrs = append(nameErrs, field.Invalid(path.Child("name"), a.Name, typeNameMessage(a.Type, a.Name)))
+			}
+		}
 
 		// Every name counts as seen, even an empty or invalid one.
 		_, seen := seenNames[a.Name]
@@ -150,17 +221,25 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 				errs = append(errs, field.Required(path.Child("webhook"), "required when type=Webhook"))
 				continue
 			}
-			errs = append(errs, v.webhook(a.Webhook, path)...)
+			var webhookErrs field.ErrorList
+			v.matchers[i], webhookErrs = v.webhook(a.Webhook, path)
+			errs = append(errs, webhookErrs...)
 		} else if a.Webhook != nil {
 			errs = append(errs, field.Invalid(path.Child("webhook"), "non-null", "may only be specified when type=Webhook"))
 		}
 	}
-	return errs
+	return append(errs, nameErrs...)
+}
+
+// typeNameMessage is kube-apiserver's message for a non-webhook authorizer
+// not named after its lowercased type.
+func typeNameMessage(typ, name string) string {
+	return fmt.Sprintf("expected name %s for authorizer %s instead of %s", strings.ToLower(typ), typ, name)
 }
 
 // webhook checks a webhook's settings. kube-apiserver reports them under
 // the authorizer's path, not the webhook's, and so does this.
-func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) field.ErrorList {
+func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) (*matchcond.AuthorizationMatcher, field.ErrorList) {
 	var errs field.ErrorList
 
 	switch t := w.Timeout.Duration; {
@@ -203,7 +282,8 @@ func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) field.Err
 	}
 
 	errs = append(errs, v.connectionInfo(&w.ConnectionInfo, path)...)
-	return errs
+	matcher, conditionErrs := v.compileConditions(w.MatchConditions, path.Child("matchConditions"))
+	return matcher, append(errs, conditionErrs...)
 }
 
 func appendTTLError(errs field.ErrorList, ttl time.Duration, path *field.Path) field.ErrorList {

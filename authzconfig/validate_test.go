@@ -213,3 +213,26 @@ func TestValidateErrorValues(t *testing.T) {
 	assert.Equal(t, field.ErrorTypeNotSupported, errs[1].Type)
 	assert.Equal(t, connectionInfoValue{Type: "Foo", KubeConfigFile: ptr("/etc/kubernetes/kc.yaml")}, errs[1].BadValue)
 }
+
+func TestValidateRequireTypeNames(t *testing.T) {
+	cfg := authorizers(
+		AuthorizerConfiguration{Type: "RBAC", Name: "myrbac"},
+		AuthorizerConfiguration{Type: "Node", Name: "node"},
+		AuthorizerConfiguration{Type: "AlwaysAllow"},
+		AuthorizerConfiguration{Type: "Webhook", Name: "anything", Webhook: validWebhook()},
+		AuthorizerConfiguration{Type: "RBAC", Name: "again"},
+		AuthorizerConfiguration{Type: "ABAC", Name: "Policy"},
+	)
+	var got []string
+	for _, e := range Validate(cfg, ValidateOptions{Stat: fakeStat, RequireTypeNames: true}) {
+		got = append(got, e.Error())
+	}
+	assert.Equal(t, []string{
+		"authorizers[2].name: Required value",
+		`authorizers[4].type: Duplicate value: "RBAC"`,
+		`authorizers[5].name: Invalid value: "Policy": authorizer name is invalid: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+		`authorizers[0].name: Invalid value: "myrbac": expected name rbac for authorizer RBAC instead of myrbac`,
+		`authorizers[5].name: Invalid value: "Policy": expected name abac for authorizer ABAC instead of Policy`,
+	}, got)
+	assert.Len(t, Validate(cfg, ValidateOptions{Stat: fakeStat}), 3, "not without the option")
+}

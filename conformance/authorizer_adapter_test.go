@@ -14,8 +14,8 @@ import (
 	"github.com/gatehouse-dev/gatehouse/authorizer"
 )
 
-// kubeAttributes converts gatehouse attributes to kube-apiserver's.
-func kubeAttributes(t testing.TB, a *authorizer.Attributes) kauthorizer.AttributesRecord {
+// azKubeAttributes converts gatehouse attributes to kube-apiserver's.
+func azKubeAttributes(t testing.TB, a *authorizer.Attributes) kauthorizer.AttributesRecord {
 	t.Helper()
 	rec := kauthorizer.AttributesRecord{
 		Verb: a.Verb, Namespace: a.Namespace, APIGroup: a.APIGroup, APIVersion: a.APIVersion,
@@ -40,24 +40,24 @@ func kubeAttributes(t testing.TB, a *authorizer.Attributes) kauthorizer.Attribut
 	return rec
 }
 
-// kubeWebhookMetrics records what kube-apiserver's webhook authorizer
+// azKubeWebhookMetrics records what kube-apiserver's webhook authorizer
 // reports, as "metric/label/label" counts.
-type kubeWebhookMetrics struct {
+type azKubeWebhookMetrics struct {
 	mu     sync.Mutex
 	counts map[string]int
 }
 
-func newKubeWebhookMetrics() *kubeWebhookMetrics {
-	return &kubeWebhookMetrics{counts: map[string]int{}}
+func azNewKubeWebhookMetrics() *azKubeWebhookMetrics {
+	return &azKubeWebhookMetrics{counts: map[string]int{}}
 }
 
-func (m *kubeWebhookMetrics) inc(key string) {
+func (m *azKubeWebhookMetrics) inc(key string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.counts[key]++
 }
 
-func (m *kubeWebhookMetrics) snapshot() map[string]int {
+func (m *azKubeWebhookMetrics) snapshot() map[string]int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := map[string]int{}
@@ -67,23 +67,23 @@ func (m *kubeWebhookMetrics) snapshot() map[string]int {
 	return out
 }
 
-func (m *kubeWebhookMetrics) RecordRequestTotal(context.Context, string)            {}
-func (m *kubeWebhookMetrics) RecordRequestLatency(context.Context, string, float64) {}
-func (m *kubeWebhookMetrics) RecordWebhookEvaluation(_ context.Context, name, result string) {
+func (m *azKubeWebhookMetrics) RecordRequestTotal(context.Context, string)            {}
+func (m *azKubeWebhookMetrics) RecordRequestLatency(context.Context, string, float64) {}
+func (m *azKubeWebhookMetrics) RecordWebhookEvaluation(_ context.Context, name, result string) {
 	m.inc("evaluations/" + name + "/" + result)
 }
-func (m *kubeWebhookMetrics) RecordWebhookDuration(_ context.Context, name, result string, _ float64) {
+func (m *azKubeWebhookMetrics) RecordWebhookDuration(_ context.Context, name, result string, _ float64) {
 	m.inc("duration/" + name + "/" + result)
 }
-func (m *kubeWebhookMetrics) RecordWebhookFailOpen(_ context.Context, name, result string) {
+func (m *azKubeWebhookMetrics) RecordWebhookFailOpen(_ context.Context, name, result string) {
 	m.inc("failopen/" + name + "/" + result)
 }
-func (m *kubeWebhookMetrics) RecordAuthorizationMatchConditionEvaluation(_ context.Context, typ, name string, _ time.Duration) {
+func (m *azKubeWebhookMetrics) RecordAuthorizationMatchConditionEvaluation(_ context.Context, typ, name string, _ time.Duration) {
 	m.inc("mc_duration/" + typ + "/" + name)
 }
-func (m *kubeWebhookMetrics) RecordAuthorizationMatchConditionEvaluationFailure(_ context.Context, typ, name string) {
+func (m *azKubeWebhookMetrics) RecordAuthorizationMatchConditionEvaluationFailure(_ context.Context, typ, name string) {
 	m.inc("mc_errors/" + typ + "/" + name)
 }
-func (m *kubeWebhookMetrics) RecordAuthorizationMatchConditionExclusion(_ context.Context, typ, name string) {
+func (m *azKubeWebhookMetrics) RecordAuthorizationMatchConditionExclusion(_ context.Context, typ, name string) {
 	m.inc("mc_exclusions/" + typ + "/" + name)
 }

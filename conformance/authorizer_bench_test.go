@@ -28,18 +28,18 @@ import (
 //	go test -run '^$' -bench 'Webhook' -benchmem -count 6 . > bench.txt
 //	benchstat -col /impl bench.txt
 
-var kepConditions = []string{
+var azKepConditions = []string{
 	"has(request.resourceAttributes)",
 	"request.resourceAttributes.namespace == 'kube-system'",
 	"!('system:serviceaccounts:kube-system' in request.groups)",
 }
 
-// benchPair builds both webhooks against one fake webhook that denies.
-func benchPair(b *testing.B, ttl time.Duration) (kauthorizer.Authorizer, authorizer.Authorizer) {
-	return benchPairProto(b, ttl, true)
+// azBenchPair builds both webhooks against one fake webhook that denies.
+func azBenchPair(b *testing.B, ttl time.Duration) (kauthorizer.Authorizer, authorizer.Authorizer) {
+	return azBenchPairProto(b, ttl, true)
 }
 
-func benchPairProto(b *testing.B, ttl time.Duration, http2 bool) (kauthorizer.Authorizer, authorizer.Authorizer) {
+func azBenchPairProto(b *testing.B, ttl time.Duration, http2 bool) (kauthorizer.Authorizer, authorizer.Authorizer) {
 	srv, err := authorizertest.NewServer(authorizertest.Options{HTTP2: http2, DiscardRequests: true,
 		Decide: authorizertest.Always(authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "kube-system is protected"})})
 	if err != nil {
@@ -56,7 +56,7 @@ func benchPairProto(b *testing.B, ttl time.Duration, http2 bool) (kauthorizer.Au
 	}
 	clientConfig.Timeout = 3 * time.Second
 	var conditions []apiserver.WebhookMatchCondition
-	for _, c := range kepConditions {
+	for _, c := range azKepConditions {
 		conditions = append(conditions, apiserver.WebhookMatchCondition{Expression: c})
 	}
 	kube, err := webhook.New(clientConfig, "v1", ttl, ttl, *webhook.DefaultRetryBackoff(), kauthorizer.DecisionDeny,
@@ -64,13 +64,13 @@ func benchPairProto(b *testing.B, ttl time.Duration, http2 bool) (kauthorizer.Au
 	if err != nil {
 		b.Fatal(err)
 	}
-	compiler, err := matchcond.NewAuthorizationCompiler()
+	azCompiler, err := matchcond.NewAuthorizationCompiler()
 	if err != nil {
 		b.Fatal(err)
 	}
 	ours, err := authorizer.NewWebhook(authorizer.WebhookOptions{
 		Name: "kube-system-protector", SubjectAccessReviewVersion: "v1", FailurePolicy: authorizer.FailurePolicyDeny,
-		MatchConditions: kepConditions, Compiler: compiler, AuthorizedTTL: ttl, UnauthorizedTTL: ttl,
+		MatchConditions: azKepConditions, Compiler: azCompiler, AuthorizedTTL: ttl, UnauthorizedTTL: ttl,
 		Timeout: 3 * time.Second, KubeConfigFile: kc,
 	})
 	if err != nil {
@@ -79,7 +79,7 @@ func benchPairProto(b *testing.B, ttl time.Duration, http2 bool) (kauthorizer.Au
 	return kube, ours
 }
 
-func benchRequest(namespace string) *authorizer.Attributes {
+func azBenchRequest(namespace string) *authorizer.Attributes {
 	return &authorizer.Attributes{
 		User: &authorizer.User{Name: "jane", UID: "1f0e", Groups: []string{"developers", "system:authenticated"}},
 		Verb: "delete", ResourceRequest: true, Namespace: namespace, APIVersion: "v1", Resource: "configmaps", Name: "coredns",
@@ -87,9 +87,9 @@ func benchRequest(namespace string) *authorizer.Attributes {
 	}
 }
 
-func runBench(b *testing.B, kube kauthorizer.Authorizer, ours authorizer.Authorizer, a *authorizer.Attributes, want string) {
+func azRunBench(b *testing.B, kube kauthorizer.Authorizer, ours authorizer.Authorizer, a *authorizer.Attributes, want string) {
 	ctx := context.Background()
-	kattrs := kubeAttributes(b, a)
+	kattrs := azKubeAttributes(b, a)
 	b.Run("impl=kube-apiserver", func(b *testing.B) {
 		if d, _, err := kube.Authorize(ctx, kattrs); d.String() != want {
 			b.Fatalf("%s %v", d, err)
@@ -113,15 +113,15 @@ func runBench(b *testing.B, kube kauthorizer.Authorizer, ours authorizer.Authori
 // BenchmarkWebhookCachedDecision: the request passes the three conditions and
 // its decision is in the cache. Target: gatehouse at least 10 times faster.
 func BenchmarkWebhookCachedDecision(b *testing.B) {
-	kube, ours := benchPair(b, time.Hour)
-	runBench(b, kube, ours, benchRequest("kube-system"), "Deny")
+	kube, ours := azBenchPair(b, time.Hour)
+	azRunBench(b, kube, ours, azBenchRequest("kube-system"), "Deny")
 }
 
 // BenchmarkWebhookExcludedByMatchConditions: the second condition is false.
 // Target: at least 10 times faster.
 func BenchmarkWebhookExcludedByMatchConditions(b *testing.B) {
-	kube, ours := benchPair(b, time.Hour)
-	runBench(b, kube, ours, benchRequest("default"), "NoOpinion")
+	kube, ours := azBenchPair(b, time.Hour)
+	azRunBench(b, kube, ours, azBenchRequest("default"), "NoOpinion")
 }
 
 // BenchmarkWebhookCacheMiss: no cache, every request goes to the loopback TLS
@@ -133,8 +133,8 @@ func BenchmarkWebhookCacheMiss(b *testing.B) {
 		http2 bool
 	}{{"h2", true}, {"http1", false}} {
 		b.Run("proto="+proto.name, func(b *testing.B) {
-			kube, ours := benchPairProto(b, 0, proto.http2)
-			runBench(b, kube, ours, benchRequest("kube-system"), "Deny")
+			kube, ours := azBenchPairProto(b, 0, proto.http2)
+			azRunBench(b, kube, ours, azBenchRequest("kube-system"), "Deny")
 		})
 	}
 }

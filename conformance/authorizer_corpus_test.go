@@ -19,13 +19,13 @@ import (
 // The corpus of the webhook differential tests: requests, webhook answers
 // (with faults), and webhook configurations, generated from fixed seeds.
 
-// namedAttributes is one request of the corpus.
-type namedAttributes struct {
+// azNamedAttributes is one request of the corpus.
+type azNamedAttributes struct {
 	name  string
 	attrs *authorizer.Attributes
 }
 
-func corpusUsers() []*authorizer.User {
+func azCorpusUsers() []*authorizer.User {
 	return []*authorizer.User{
 		nil,
 		{},
@@ -41,9 +41,9 @@ func corpusUsers() []*authorizer.User {
 	}
 }
 
-func corpusTargets() []namedAttributes {
+func azCorpusTargets() []azNamedAttributes {
 	big := strings.Repeat("n", 10000)
-	return []namedAttributes{
+	return []azNamedAttributes{
 		{"pods", &authorizer.Attributes{Verb: "get", ResourceRequest: true, Namespace: "default", APIVersion: "v1", Resource: "pods", Name: "web-1", Path: "/api/v1/namespaces/default/pods/web-1"}},
 		{"empty resource", &authorizer.Attributes{ResourceRequest: true}},
 		{"all fields", &authorizer.Attributes{Verb: "update", ResourceRequest: true, Namespace: "kube-system", APIGroup: "apps", APIVersion: "v1", Resource: "deployments", Subresource: "scale", Name: "coredns"}},
@@ -87,41 +87,41 @@ func corpusTargets() []namedAttributes {
 	}
 }
 
-// corpusAttributes crosses every target with every user.
-func corpusAttributes() []namedAttributes {
-	var out []namedAttributes
-	for _, tgt := range corpusTargets() {
-		for i, u := range corpusUsers() {
+// azCorpusAttributes crosses every target with every user.
+func azCorpusAttributes() []azNamedAttributes {
+	var out []azNamedAttributes
+	for _, tgt := range azCorpusTargets() {
+		for i, u := range azCorpusUsers() {
 			a := *tgt.attrs
 			a.User = u
-			out = append(out, namedAttributes{fmt.Sprintf("%s/user%d", tgt.name, i), &a})
+			out = append(out, azNamedAttributes{fmt.Sprintf("%s/user%d", tgt.name, i), &a})
 		}
 	}
 	return out
 }
 
-// webhookAnswer is how the fake webhook answers: a status for well-formed
+// azWebhookAnswer is how the fake webhook answers: a status for well-formed
 // answers, faults for the next requests in order, and a fault for every
 // request after those.
-type webhookAnswer struct {
-	name   string
-	status authorizationv1.SubjectAccessReviewStatus
-	queue  []authorizertest.Fault
+type azWebhookAnswer struct {
+	name     string
+	status   authorizationv1.SubjectAccessReviewStatus
+	queue    []authorizertest.Fault
 	always *authorizertest.Fault
 	// slow answers need a short webhook timeout.
 	timeout time.Duration
 }
 
-func always(f authorizertest.Fault) *authorizertest.Fault { return &f }
+func azAlways(f authorizertest.Fault) *authorizertest.Fault { return &f }
 
-func corpusAnswers() []webhookAnswer {
+func azCorpusAnswers() []azWebhookAnswer {
 	ok := func(allowed, denied bool, reason string) authorizationv1.SubjectAccessReviewStatus {
 		return authorizationv1.SubjectAccessReviewStatus{Allowed: allowed, Denied: denied, Reason: reason}
 	}
 	body := func(code int, ct, b string) *authorizertest.Fault {
-		return always(authorizertest.Fault{Status: code, ContentType: ct, Body: []byte(b)})
+		return azAlways(authorizertest.Fault{Status: code, ContentType: ct, Body: []byte(b)})
 	}
-	answers := []webhookAnswer{
+	answers := []azWebhookAnswer{
 		{name: "allow", status: ok(true, false, "")},
 		{name: "allow with reason", status: ok(true, false, "rbac says yes")},
 		{name: "deny", status: ok(false, true, "no way")},
@@ -160,56 +160,56 @@ func corpusAnswers() []webhookAnswer {
 		{name: "207", always: body(207, "application/json", `{"status":{"allowed":true}}`)},
 		{name: "yaml body", always: body(200, "application/yaml", "status:\n  allowed: true\n  reason: from YAML\n")},
 		{name: "yaml list", always: body(200, "application/yaml", "- a\n")},
-		{name: "protobuf body", always: body(200, "application/vnd.kubernetes.protobuf", string(protobufReview(true)))},
+		{name: "protobuf body", always: body(200, "application/vnd.kubernetes.protobuf", string(azProtobufReview(true)))},
 		{name: "protobuf garbage", always: body(200, "application/vnd.kubernetes.protobuf", "k8s\x00\x0a\xff")},
 		{name: "huge reason", always: body(200, "application/json", `{"status":{"denied":true,"reason":"`+strings.Repeat("r", 100000)+`"}}`)},
 	}
 	for _, code := range []int{400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504} {
 		answers = append(answers,
-			webhookAnswer{name: fmt.Sprintf("%d json", code), always: body(code, "application/json", `{"status":{"allowed":true}}`)},
-			webhookAnswer{name: fmt.Sprintf("%d text", code), always: body(code, "text/plain", "  went wrong\n")},
+			azWebhookAnswer{name: fmt.Sprintf("%d json", code), always: body(code, "application/json", `{"status":{"allowed":true}}`)},
+			azWebhookAnswer{name: fmt.Sprintf("%d text", code), always: body(code, "text/plain", "  went wrong\n")},
 		)
 	}
 	answers = append(answers,
-		webhookAnswer{name: "500 status forbidden", always: body(500, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":403,"reason":"Forbidden","message":"nope"}`)},
-		webhookAnswer{name: "403 status internal", always: body(403, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":500,"reason":"InternalError","message":"nope"}`)},
-		webhookAnswer{name: "403 status no version", always: body(403, "application/json", `{"kind":"Status","status":"Failure","code":500,"message":"nope"}`)},
-		webhookAnswer{name: "403 status success", always: body(403, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Success","code":500}`)},
-		webhookAnswer{name: "400 status timeout reason", always: body(400, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":400,"reason":"Timeout","message":"slow"}`)},
-		webhookAnswer{name: "400 status retry after", always: body(400, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":400,"message":"later","details":{"retryAfterSeconds":3}}`)},
-		webhookAnswer{name: "404 retry-after 1", always: always(authorizertest.Fault{Status: 404, ContentType: "text/plain", RetryAfter: "1", Body: []byte("nf")})},
-		webhookAnswer{name: "429 retry-after 0", always: always(authorizertest.Fault{Status: 429, RetryAfter: "0", Body: []byte("{}")})},
-		webhookAnswer{name: "500 retry-after 0", always: always(authorizertest.Fault{Status: 500, RetryAfter: "0", ContentType: "text/plain", Body: []byte("busy")})},
-		webhookAnswer{name: "503 retry-after 0", always: always(authorizertest.Fault{Status: 503, RetryAfter: "0", ContentType: "text/plain", Body: []byte("busy")})},
-		webhookAnswer{name: "503 retry-after -1", always: always(authorizertest.Fault{Status: 503, RetryAfter: "-1", Body: []byte("x")})},
-		webhookAnswer{name: "503 retry-after date", always: always(authorizertest.Fault{Status: 503, RetryAfter: "Wed, 21 Oct 2015 07:28:00 GMT", Body: []byte("x")})},
-		webhookAnswer{name: "reset", always: always(authorizertest.Fault{Reset: true})},
-		webhookAnswer{name: "500 then allow", status: ok(true, false, "second"), queue: []authorizertest.Fault{{Status: 500, Body: []byte("x")}}},
-		webhookAnswer{name: "500 500 504 then deny", status: ok(false, true, "fourth"), queue: []authorizertest.Fault{{Status: 500}, {Status: 500}, {Status: 504}}},
-		webhookAnswer{name: "reset then allow", status: ok(true, false, "after reset"), queue: []authorizertest.Fault{{Reset: true}}},
-		webhookAnswer{name: "429 then allow", status: ok(true, false, "after 429"), queue: []authorizertest.Fault{{Status: 429}}},
-		webhookAnswer{name: "retry-after twice then allow", status: ok(true, false, "after 503s"), queue: []authorizertest.Fault{{Status: 503, RetryAfter: "0"}, {Status: 503, RetryAfter: "0"}}},
-		webhookAnswer{name: "404 then allow", status: ok(true, false, "never"), queue: []authorizertest.Fault{{Status: 404}}},
-		webhookAnswer{name: "four failures then allow", status: ok(true, false, "fifth"), queue: []authorizertest.Fault{{Status: 500}, {Reset: true}, {Status: 429}, {Status: 504}}},
-		webhookAnswer{name: "five failures", status: ok(true, false, "sixth"), queue: []authorizertest.Fault{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}},
-		webhookAnswer{name: "hang", always: always(authorizertest.Fault{Hang: true}), timeout: 300 * time.Millisecond},
-		webhookAnswer{name: "latency under timeout", status: ok(true, false, "slow"), always: always(authorizertest.Fault{Latency: 20 * time.Millisecond}), timeout: time.Second},
+		azWebhookAnswer{name: "500 status forbidden", always: body(500, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":403,"reason":"Forbidden","message":"nope"}`)},
+		azWebhookAnswer{name: "403 status internal", always: body(403, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":500,"reason":"InternalError","message":"nope"}`)},
+		azWebhookAnswer{name: "403 status no version", always: body(403, "application/json", `{"kind":"Status","status":"Failure","code":500,"message":"nope"}`)},
+		azWebhookAnswer{name: "403 status success", always: body(403, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Success","code":500}`)},
+		azWebhookAnswer{name: "400 status timeout reason", always: body(400, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":400,"reason":"Timeout","message":"slow"}`)},
+		azWebhookAnswer{name: "400 status retry after", always: body(400, "application/json", `{"kind":"Status","apiVersion":"v1","status":"Failure","code":400,"message":"later","details":{"retryAfterSeconds":3}}`)},
+		azWebhookAnswer{name: "404 retry-after 1", always: azAlways(authorizertest.Fault{Status: 404, ContentType: "text/plain", RetryAfter: "1", Body: []byte("nf")})},
+		azWebhookAnswer{name: "429 retry-after 0", always: azAlways(authorizertest.Fault{Status: 429, RetryAfter: "0", Body: []byte("{}")})},
+		azWebhookAnswer{name: "500 retry-after 0", always: azAlways(authorizertest.Fault{Status: 500, RetryAfter: "0", ContentType: "text/plain", Body: []byte("busy")})},
+		azWebhookAnswer{name: "503 retry-after 0", always: azAlways(authorizertest.Fault{Status: 503, RetryAfter: "0", ContentType: "text/plain", Body: []byte("busy")})},
+		azWebhookAnswer{name: "503 retry-after -1", always: azAlways(authorizertest.Fault{Status: 503, RetryAfter: "-1", Body: []byte("x")})},
+		azWebhookAnswer{name: "503 retry-after date", always: azAlways(authorizertest.Fault{Status: 503, RetryAfter: "Wed, 21 Oct 2015 07:28:00 GMT", Body: []byte("x")})},
+		azWebhookAnswer{name: "reset", always: azAlways(authorizertest.Fault{Reset: true})},
+		azWebhookAnswer{name: "500 then allow", status: ok(true, false, "second"), queue: []authorizertest.Fault{{Status: 500, Body: []byte("x")}}},
+		azWebhookAnswer{name: "500 500 504 then deny", status: ok(false, true, "fourth"), queue: []authorizertest.Fault{{Status: 500}, {Status: 500}, {Status: 504}}},
+		azWebhookAnswer{name: "reset then allow", status: ok(true, false, "after reset"), queue: []authorizertest.Fault{{Reset: true}}},
+		azWebhookAnswer{name: "429 then allow", status: ok(true, false, "after 429"), queue: []authorizertest.Fault{{Status: 429}}},
+		azWebhookAnswer{name: "retry-after twice then allow", status: ok(true, false, "after 503s"), queue: []authorizertest.Fault{{Status: 503, RetryAfter: "0"}, {Status: 503, RetryAfter: "0"}}},
+		azWebhookAnswer{name: "404 then allow", status: ok(true, false, "never"), queue: []authorizertest.Fault{{Status: 404}}},
+		azWebhookAnswer{name: "four failures then allow", status: ok(true, false, "fifth"), queue: []authorizertest.Fault{{Status: 500}, {Reset: true}, {Status: 429}, {Status: 504}}},
+		azWebhookAnswer{name: "five failures", status: ok(true, false, "sixth"), queue: []authorizertest.Fault{{Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}, {Status: 500}}},
+		azWebhookAnswer{name: "hang", always: azAlways(authorizertest.Fault{Hang: true}), timeout: 300 * time.Millisecond},
+		azWebhookAnswer{name: "latency under timeout", status: ok(true, false, "slow"), always: azAlways(authorizertest.Fault{Latency: 20 * time.Millisecond}), timeout: time.Second},
 	)
 	return answers
 }
 
-// webhookConfig is the configuration of both webhooks of a case.
-type webhookConfig struct {
+// azWebhookConfig is the configuration of both webhooks of a case.
+type azWebhookConfig struct {
 	version                        string
 	policy                         string
 	authorizedTTL, unauthorizedTTL time.Duration
 	conditions                     []string
 }
 
-// conditionSets are the match conditions of the corpus: none, KEP-3221's
+// azConditionSets are the match conditions of the corpus: none, KEP-3221's
 // three (corrected), conditions that fail on some requests, and conditions
 // on the selectors, the user and extra.
-var conditionSets = [][]string{
+var azConditionSets = [][]string{
 	nil,
 	{"has(request.resourceAttributes)", "request.resourceAttributes.namespace == 'kube-system'", "!('system:serviceaccounts:kube-system' in request.groups)"},
 	{"request.resourceAttributes.namespace != 'default'"},
@@ -221,19 +221,19 @@ var conditionSets = [][]string{
 	{"has(request.nonResourceAttributes) ? request.nonResourceAttributes.path.startsWith('/heal') : request.resourceAttributes.resource.size() > 0"},
 }
 
-func corpusConfigs() []webhookConfig {
-	var out []webhookConfig
+func azCorpusConfigs() []azWebhookConfig {
+	var out []azWebhookConfig
 	for _, v := range []string{"v1", "v1beta1"} {
 		for _, p := range []string{"NoOpinion", "Deny"} {
-			out = append(out, webhookConfig{version: v, policy: p, authorizedTTL: 5 * time.Minute, unauthorizedTTL: 30 * time.Second})
+			out = append(out, azWebhookConfig{version: v, policy: p, authorizedTTL: 5 * time.Minute, unauthorizedTTL: 30 * time.Second})
 		}
 	}
 	return out
 }
 
-// mutations derive a request from another; the cache tells them apart or
+// azMutations derive a request from another; the cache tells them apart or
 // not, and both implementations must agree.
-func mutations() []struct {
+func azMutations() []struct {
 	name string
 	fn   func(a authorizer.Attributes) authorizer.Attributes
 } {
@@ -320,35 +320,35 @@ func mutations() []struct {
 	}
 }
 
-// randomCase is one case of the random part of the corpus.
-type randomCase struct {
+// azRandomCase is one case of the random part of the corpus.
+type azRandomCase struct {
 	name     string
-	cfg      webhookConfig
-	answer   webhookAnswer
+	cfg      azWebhookConfig
+	answer   azWebhookAnswer
 	requests []*authorizer.Attributes
 }
 
-// randomCases draws n cases from a fixed seed: a configuration (with caching
+// azRandomCases draws n cases from a fixed seed: a configuration (with caching
 // on or off), an answer and one to three requests, the later ones derived
 // from the first.
-func randomCases(n int, seed uint64) []randomCase {
+func azRandomCases(n int, seed uint64) []azRandomCase {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	attrs := corpusAttributes()
-	answers := corpusAnswers()
-	muts := mutations()
+	attrs := azCorpusAttributes()
+	answers := azCorpusAnswers()
+	muts := azMutations()
 	ttls := []struct{ a, u time.Duration }{{5 * time.Minute, 30 * time.Second}, {0, 30 * time.Second}, {5 * time.Minute, 0}, {0, 0}}
-	var out []randomCase
+	var out []azRandomCase
 	for i := 0; i < n; i++ {
-		cfg := corpusConfigs()[r.IntN(4)]
+		cfg := azCorpusConfigs()[r.IntN(4)]
 		ttl := ttls[r.IntN(len(ttls))]
 		cfg.authorizedTTL, cfg.unauthorizedTTL = ttl.a, ttl.u
-		cfg.conditions = conditionSets[r.IntN(len(conditionSets))]
+		cfg.conditions = azConditionSets[r.IntN(len(azConditionSets))]
 		ans := answers[r.IntN(len(answers))]
 		if ans.timeout > 200*time.Millisecond || ans.name == "hang" {
 			ans = answers[0] // keep the random part fast
 		}
 		first := attrs[r.IntN(len(attrs))]
-		c := randomCase{cfg: cfg, answer: ans, requests: []*authorizer.Attributes{first.attrs}}
+		c := azRandomCase{cfg: cfg, answer: ans, requests: []*authorizer.Attributes{first.attrs}}
 		names := []string{first.name}
 		for k := r.IntN(3); k > 0; k-- {
 			mu := muts[r.IntN(len(muts))]
@@ -362,9 +362,9 @@ func randomCases(n int, seed uint64) []randomCase {
 	return out
 }
 
-// protobufReview is a SubjectAccessReview answer in Kubernetes' protobuf
+// azProtobufReview is a SubjectAccessReview answer in Kubernetes' protobuf
 // encoding, which kube-apiserver's webhook client also reads.
-func protobufReview(allowed bool) []byte {
+func azProtobufReview(allowed bool) []byte {
 	scheme := runtime.NewScheme()
 	if err := authorizationv1.AddToScheme(scheme); err != nil {
 		panic(err)

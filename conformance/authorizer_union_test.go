@@ -21,56 +21,56 @@ import (
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
 )
 
-// scripted is one authorizer's fixed answer, given to both implementations.
-type scripted struct {
+// azScripted is one authorizer's fixed answer, given to both implementations.
+type azScripted struct {
 	decision authorizer.Decision
 	reason   string
 	err      string
 }
 
-func (s scripted) kube() kauthorizer.Authorizer {
+func (s azScripted) kube() kauthorizer.Authorizer {
 	return kauthorizer.AuthorizerFunc(func(context.Context, kauthorizer.Attributes) (kauthorizer.Decision, string, error) {
-		return kauthorizer.Decision(s.decision), s.reason, errOrNil(s.err)
+		return kauthorizer.Decision(s.decision), s.reason, azErrOrNil(s.err)
 	})
 }
 
-func (s scripted) ours() authorizer.Authorizer {
+func (s azScripted) ours() authorizer.Authorizer {
 	return authorizer.Func(func(context.Context, *authorizer.Attributes) (authorizer.Decision, string, error) {
-		return s.decision, s.reason, errOrNil(s.err)
+		return s.decision, s.reason, azErrOrNil(s.err)
 	})
 }
 
-func errOrNil(s string) error {
+func azErrOrNil(s string) error {
 	if s == "" {
 		return nil
 	}
 	return errors.New(s)
 }
 
-// scriptedAnswers are every combination of a decision, a reason and an
+// azScriptedAnswers are every combination of a decision, a reason and an
 // error: 27 answers.
-func scriptedAnswers() []scripted {
-	var out []scripted
+func azScriptedAnswers() []azScripted {
+	var out []azScripted
 	for _, d := range []authorizer.Decision{authorizer.DecisionAllow, authorizer.DecisionDeny, authorizer.DecisionNoOpinion} {
 		for _, r := range []string{"", "because", "two\nlines"} {
 			for _, e := range []string{"", "boom", "bang"} {
-				out = append(out, scripted{d, r, e})
+				out = append(out, azScripted{d, r, e})
 			}
 		}
 	}
 	return out
 }
 
-// TestUnionMatchesKubeAPIServer runs every chain of up to three scripted
+// TestUnionMatchesKubeAPIServer runs every chain of up to three azScripted
 // authorizers (27 + 27² + 27³ = 20439 chains) through kube-apiserver's union
 // and gatehouse's chain: decision, reason and error text must be equal.
 func TestUnionMatchesKubeAPIServer(t *testing.T) {
-	answers := scriptedAnswers()
-	var chains [][]scripted
-	var grow func(prefix []scripted, n int)
-	grow = func(prefix []scripted, n int) {
+	answers := azScriptedAnswers()
+	var chains [][]azScripted
+	var grow func(prefix []azScripted, n int)
+	grow = func(prefix []azScripted, n int) {
 		if len(prefix) > 0 {
-			chains = append(chains, append([]scripted(nil), prefix...))
+			chains = append(chains, append([]azScripted(nil), prefix...))
 		}
 		if n == 0 {
 			return
@@ -98,7 +98,7 @@ func TestUnionMatchesKubeAPIServer(t *testing.T) {
 		require.NoError(t, err)
 		kd, kr, kerr := kube.Authorize(ctx, kauthorizer.AttributesRecord{User: &user.DefaultInfo{Name: "x"}})
 		od, or, oerr := ours.Authorize(ctx, &authorizer.Attributes{User: &authorizer.User{Name: "x"}})
-		if kd.String() != od.String() || kr != or || errText(kerr) != errText(oerr) {
+		if kd.String() != od.String() || kr != or || authzErrText(kerr) != authzErrText(oerr) {
 			differences++
 			if differences < 10 {
 				t.Errorf("chain %+v:\nkube-apiserver %s %q %v\ngatehouse      %s %q %v", chain, kd, kr, kerr, od, or, oerr)
@@ -110,7 +110,7 @@ func TestUnionMatchesKubeAPIServer(t *testing.T) {
 }
 
 func TestUnionNameErrorsMatchKubeAPIServer(t *testing.T) {
-	allow := scripted{decision: authorizer.DecisionAllow}
+	allow := azScripted{decision: authorizer.DecisionAllow}
 	for _, names := range [][]string{{""}, {"a", ""}, {"a", "a"}, {"a", "b", "a"}, {"a", "b"}} {
 		var kubeNamed []union.NamedAuthorizer
 		var ourNamed []authorizer.Named
@@ -120,7 +120,7 @@ func TestUnionNameErrorsMatchKubeAPIServer(t *testing.T) {
 		}
 		_, kerr := union.New(kubeNamed...)
 		_, oerr := authorizer.NewChain(ourNamed...)
-		assert.Equal(t, errText(kerr), errText(oerr), "%q", names)
+		assert.Equal(t, authzErrText(kerr), authzErrText(oerr), "%q", names)
 	}
 }
 
@@ -137,16 +137,16 @@ func TestBuiltinAuthorizersMatchKubeAPIServer(t *testing.T) {
 		{"AlwaysAllow", authorizerfactory.NewAlwaysAllowAuthorizer(), authorizer.AlwaysAllow()},
 		{"AlwaysDeny", authorizerfactory.NewAlwaysDenyAuthorizer(), authorizer.AlwaysDeny()},
 	}
-	users := append(corpusUsers(), &authorizer.User{Name: "root", Groups: []string{"x", "system:masters"}})
+	users := append(azCorpusUsers(), &authorizer.User{Name: "root", Groups: []string{"x", "system:masters"}})
 	ctx := context.Background()
 	for _, p := range pairs {
 		for i, u := range users {
 			a := &authorizer.Attributes{User: u, Verb: "get", Path: "/"}
-			kd, kr, kerr := p.kube.Authorize(ctx, kubeAttributes(t, a))
+			kd, kr, kerr := p.kube.Authorize(ctx, azKubeAttributes(t, a))
 			od, or, oerr := p.ours.Authorize(ctx, a)
 			assert.Equal(t, kd.String(), od.String(), "%s user %d", p.name, i)
 			assert.Equal(t, kr, or, "%s user %d", p.name, i)
-			assert.Equal(t, errText(kerr), errText(oerr), "%s user %d", p.name, i)
+			assert.Equal(t, authzErrText(kerr), authzErrText(oerr), "%s user %d", p.name, i)
 		}
 	}
 }
@@ -161,19 +161,19 @@ func TestChainOfWebhooksMatchesKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		n = 60
 	}
-	srvA, kcA := newFakeWebhook(t, authorizertest.Options{})
-	srvB, kcB := newFakeWebhook(t, authorizertest.Options{})
-	answers := corpusAnswers()
-	attrs := corpusAttributes()
+	srvA, kcA := azNewFakeWebhook(t, authorizertest.Options{})
+	srvB, kcB := azNewFakeWebhook(t, authorizertest.Options{})
+	answers := azCorpusAnswers()
+	attrs := azCorpusAttributes()
 	r := rand.New(rand.NewPCG(5, 6))
 	ctx := context.Background()
 	compared := 0
 	for i := 0; i < n; i++ {
-		var cfgs [2]webhookConfig
-		var ans [2]webhookAnswer
+		var cfgs [2]azWebhookConfig
+		var ans [2]azWebhookAnswer
 		for k := range cfgs {
-			cfgs[k] = corpusConfigs()[r.IntN(4)]
-			cfgs[k].conditions = conditionSets[r.IntN(len(conditionSets))]
+			cfgs[k] = azCorpusConfigs()[r.IntN(4)]
+			cfgs[k].conditions = azConditionSets[r.IntN(len(azConditionSets))]
 			if r.IntN(2) == 0 {
 				cfgs[k].authorizedTTL, cfgs[k].unauthorizedTTL = 0, 0
 			}
@@ -193,14 +193,14 @@ func TestChainOfWebhooksMatchesKubeAPIServer(t *testing.T) {
 				Authorizer: authorizerfactory.NewPrivilegedGroups(user.SystemPrivilegedGroup)})
 			for k, kc := range []string{kcA, kcB} {
 				wname := fmt.Sprintf("webhook-%d", k)
-				pair := newWebhookPair(t, kc, cfgs[k], 0)
+				pair := azNewWebhookPair(t, kc, cfgs[k], 0)
 				kubeNamed = append(kubeNamed, union.NamedAuthorizer{AuthorizerName: wname, Authorizer: pair.kube})
-				cfg.Authorizers = append(cfg.Authorizers, webhookAuthorizerConfig(wname, kc, cfgs[k]))
+				cfg.Authorizers = append(cfg.Authorizers, azWebhookAuthorizerConfig(wname, kc, cfgs[k]))
 			}
 			kube, err := union.New(kubeNamed...)
 			require.NoError(t, err)
-			b := testBackoff
-			ours, err := authorizer.New(cfg, authorizer.Options{Compiler: sharedCompiler(t), Backoff: &b})
+			b := azTestBackoff
+			ours, err := authorizer.New(cfg, authorizer.Options{Compiler: azSharedCompiler(t), Backoff: &b})
 			require.NoError(t, err)
 
 			script := func() {
@@ -215,21 +215,21 @@ func TestChainOfWebhooksMatchesKubeAPIServer(t *testing.T) {
 				}
 			}
 			script()
-			var kubeOut, ourOut []outcome
+			var kubeOut, ourOut []azOutcome
 			for _, a := range requests {
-				d, reason, err := kube.Authorize(ctx, kubeAttributes(t, a))
-				kubeOut = append(kubeOut, outcome{d.String(), reason, errText(err)})
+				d, reason, err := kube.Authorize(ctx, azKubeAttributes(t, a))
+				kubeOut = append(kubeOut, azOutcome{d.String(), reason, authzErrText(err)})
 			}
-			kubeWire := [2][]wireRequest{wire(srvA.Requests()), wire(srvB.Requests())}
+			kubeWire := [2][]azWireRequest{azWire(srvA.Requests()), azWire(srvB.Requests())}
 			script()
 			for _, a := range requests {
 				d, reason, err := ours.Authorize(ctx, a)
-				ourOut = append(ourOut, outcome{d.String(), reason, errText(err)})
+				ourOut = append(ourOut, azOutcome{d.String(), reason, authzErrText(err)})
 			}
-			ourWire := [2][]wireRequest{wire(srvA.Requests()), wire(srvB.Requests())}
+			ourWire := [2][]azWireRequest{azWire(srvA.Requests()), azWire(srvB.Requests())}
 			for j := range requests {
 				k, o := kubeOut[j], ourOut[j]
-				if k.Decision != o.Decision || k.Reason != o.Reason || normalizeErr(k.Err) != normalizeErr(o.Err) {
+				if k.Decision != o.Decision || k.Reason != o.Reason || azNormalizeErr(k.Err) != azNormalizeErr(o.Err) {
 					t.Errorf("request %d: kube-apiserver %s, gatehouse %s", j, k, o)
 				}
 			}
@@ -242,8 +242,8 @@ func TestChainOfWebhooksMatchesKubeAPIServer(t *testing.T) {
 	t.Logf("%d chains of two webhooks compared", compared)
 }
 
-// webhookAuthorizerConfig is the configuration entry of a corpus webhook.
-func webhookAuthorizerConfig(name, kubeconfig string, c webhookConfig) authzconfig.AuthorizerConfiguration {
+// azWebhookAuthorizerConfig is the configuration entry of a corpus webhook.
+func azWebhookAuthorizerConfig(name, kubeconfig string, c azWebhookConfig) authzconfig.AuthorizerConfiguration {
 	no := false
 	w := &authzconfig.WebhookConfiguration{
 		AuthorizedTTL:              metav1.Duration{Duration: c.authorizedTTL},

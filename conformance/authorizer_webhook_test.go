@@ -27,22 +27,22 @@ import (
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
-// testBackoff is kube-apiserver's backoff shape, shortened so that the
+// azTestBackoff is kube-apiserver's backoff shape, shortened so that the
 // corpus runs in seconds: both sides use it.
-var testBackoff = authorizer.Backoff{Duration: time.Millisecond, Factor: 1.5, Steps: 5}
+var azTestBackoff = authorizer.Backoff{Duration: time.Millisecond, Factor: 1.5, Steps: 5}
 
-// webhookPair is a kube-apiserver webhook authorizer and a gatehouse one with
+// azWebhookPair is a kube-apiserver webhook authorizer and a gatehouse one with
 // the same configuration, pointed at the same fake webhook.
-type webhookPair struct {
+type azWebhookPair struct {
 	kube      kauthorizer.Authorizer
 	ours      *authorizer.Webhook
-	kubeStats *kubeWebhookMetrics
+	kubeStats *azKubeWebhookMetrics
 	ourStats  *metrics.Memory
 }
 
-const pairName = "wh"
+const azPairName = "wh"
 
-func newWebhookPair(t *testing.T, kubeconfig string, cfg webhookConfig, timeout time.Duration) *webhookPair {
+func azNewWebhookPair(t *testing.T, kubeconfig string, cfg azWebhookConfig, timeout time.Duration) *azWebhookPair {
 	t.Helper()
 	if timeout == 0 {
 		timeout = 5 * time.Second
@@ -55,29 +55,29 @@ func newWebhookPair(t *testing.T, kubeconfig string, cfg webhookConfig, timeout 
 	if cfg.policy == "Deny" {
 		decisionOnError = kauthorizer.DecisionDeny
 	}
-	stats := newKubeWebhookMetrics()
+	stats := azNewKubeWebhookMetrics()
 	var conditions []apiserver.WebhookMatchCondition
 	for _, c := range cfg.conditions {
 		conditions = append(conditions, apiserver.WebhookMatchCondition{Expression: c})
 	}
 	kube, err := webhook.New(clientConfig, cfg.version, cfg.authorizedTTL, cfg.unauthorizedTTL,
-		wait.Backoff{Duration: testBackoff.Duration, Factor: testBackoff.Factor, Jitter: testBackoff.Jitter, Steps: testBackoff.Steps},
-		decisionOnError, conditions, pairName, stats, authorizationcel.NewDefaultCompiler())
+		wait.Backoff{Duration: azTestBackoff.Duration, Factor: azTestBackoff.Factor, Jitter: azTestBackoff.Jitter, Steps: azTestBackoff.Steps},
+		decisionOnError, conditions, azPairName, stats, authorizationcel.NewDefaultCompiler())
 	require.NoError(t, err)
 
 	mem := metrics.NewMemory()
-	b := testBackoff
+	b := azTestBackoff
 	ours, err := authorizer.NewWebhook(authorizer.WebhookOptions{
-		Name: pairName, SubjectAccessReviewVersion: cfg.version, FailurePolicy: cfg.policy,
+		Name: azPairName, SubjectAccessReviewVersion: cfg.version, FailurePolicy: cfg.policy,
 		AuthorizedTTL: cfg.authorizedTTL, UnauthorizedTTL: cfg.unauthorizedTTL, Timeout: timeout,
-		KubeConfigFile: kubeconfig, Backoff: &b, Metrics: mem, MatchConditions: cfg.conditions, Compiler: sharedCompiler(t),
+		KubeConfigFile: kubeconfig, Backoff: &b, Metrics: mem, MatchConditions: cfg.conditions, Compiler: azSharedCompiler(t),
 	})
 	require.NoError(t, err)
-	return &webhookPair{kube: kube, ours: ours, kubeStats: stats, ourStats: mem}
+	return &azWebhookPair{kube: kube, ours: ours, kubeStats: stats, ourStats: mem}
 }
 
-// ourCounts renders gatehouse's webhook metrics like kubeWebhookMetrics.
-func ourCounts(m *metrics.Memory) map[string]int {
+// azOurCounts renders gatehouse's webhook metrics like azKubeWebhookMetrics.
+func azOurCounts(m *metrics.Memory) map[string]int {
 	out := map[string]int{}
 	for _, s := range m.Series(metrics.AuthorizationWebhookEvaluations) {
 		out["evaluations/"+strings.Join(s, "/")] = int(m.Value(metrics.AuthorizationWebhookEvaluations, s...))
@@ -100,31 +100,31 @@ func ourCounts(m *metrics.Memory) map[string]int {
 	return out
 }
 
-// outcome is what one Authorize call gave.
-type outcome struct {
+// azOutcome is what one Authorize call gave.
+type azOutcome struct {
 	Decision string
 	Reason   string
 	Err      string
 }
 
-func (o outcome) String() string { return fmt.Sprintf("%s %q err=%q", o.Decision, o.Reason, o.Err) }
+func (o azOutcome) String() string { return fmt.Sprintf("%s %q err=%q", o.Decision, o.Reason, o.Err) }
 
-func errText(err error) string {
+func authzErrText(err error) string {
 	if err == nil {
 		return ""
 	}
 	return err.Error()
 }
 
-// wireRequest is the part of a recorded request that must be equal.
-type wireRequest struct {
+// azWireRequest is the part of a recorded request that must be equal.
+type azWireRequest struct {
 	Method, Path, RawQuery, Proto string
 	Header                        string
 	Body                          string
 }
 
-func wire(reqs []authorizertest.Request) []wireRequest {
-	out := make([]wireRequest, len(reqs))
+func azWire(reqs []authorizertest.Request) []azWireRequest {
+	out := make([]azWireRequest, len(reqs))
 	for i, r := range reqs {
 		var keys []string
 		for k := range r.Header {
@@ -135,24 +135,24 @@ func wire(reqs []authorizertest.Request) []wireRequest {
 		for _, k := range keys {
 			fmt.Fprintf(&h, "%s: %s\n", k, strings.Join(r.Header[k], ", "))
 		}
-		out[i] = wireRequest{Method: r.Method, Path: r.Path, RawQuery: r.RawQuery, Proto: r.Proto, Header: h.String(), Body: string(r.Body)}
+		out[i] = azWireRequest{Method: r.Method, Path: r.Path, RawQuery: r.RawQuery, Proto: r.Proto, Header: h.String(), Body: string(r.Body)}
 	}
 	return out
 }
 
 // differences counts the cases compared and those whose error text differs
-// (the error's presence must always match).
-type caseStats struct {
+// (the error's presence must azAlways match).
+type azCaseStats struct {
 	cases, requests    int
 	errTextDifferences []string
 }
 
-// runCase asks the same requests through kube-apiserver's webhook and
-// gatehouse's, each freshly built, against the same fake webhook scripted the
-// same way, and compares outcomes, the requests on the wire and the metrics.
-func runCase(t *testing.T, srv *authorizertest.Server, kubeconfig string, cfg webhookConfig, ans webhookAnswer, requests []*authorizer.Attributes, stats *caseStats) {
+// azRunCase asks the same requests through kube-apiserver's webhook and
+// gatehouse's, each freshly built, against the same fake webhook azScripted the
+// same way, and compares outcomes, the requests on the azWire and the metrics.
+func azRunCase(t *testing.T, srv *authorizertest.Server, kubeconfig string, cfg azWebhookConfig, ans azWebhookAnswer, requests []*authorizer.Attributes, stats *azCaseStats) {
 	t.Helper()
-	pair := newWebhookPair(t, kubeconfig, cfg, ans.timeout)
+	pair := azNewWebhookPair(t, kubeconfig, cfg, ans.timeout)
 	var counter atomic.Int64
 	script := func() {
 		counter.Store(0)
@@ -175,20 +175,20 @@ func runCase(t *testing.T, srv *authorizertest.Server, kubeconfig string, cfg we
 	ctx := context.Background()
 
 	script()
-	var kubeOut []outcome
+	var kubeOut []azOutcome
 	for _, a := range requests {
-		d, r, err := pair.kube.Authorize(ctx, kubeAttributes(t, a))
-		kubeOut = append(kubeOut, outcome{d.String(), r, errText(err)})
+		d, r, err := pair.kube.Authorize(ctx, azKubeAttributes(t, a))
+		kubeOut = append(kubeOut, azOutcome{d.String(), r, authzErrText(err)})
 	}
-	kubeWire := wire(srv.Requests())
+	kubeWire := azWire(srv.Requests())
 
 	script()
-	var ourOut []outcome
+	var ourOut []azOutcome
 	for _, a := range requests {
 		d, r, err := pair.ours.Authorize(ctx, a)
-		ourOut = append(ourOut, outcome{d.String(), r, errText(err)})
+		ourOut = append(ourOut, azOutcome{d.String(), r, authzErrText(err)})
 	}
-	ourWire := wire(srv.Requests())
+	ourWire := azWire(srv.Requests())
 
 	stats.cases++
 	stats.requests += len(requests)
@@ -196,7 +196,7 @@ func runCase(t *testing.T, srv *authorizertest.Server, kubeconfig string, cfg we
 		k, o := kubeOut[i], ourOut[i]
 		if k.Decision != o.Decision || k.Reason != o.Reason || (k.Err == "") != (o.Err == "") {
 			t.Errorf("request %d: kube-apiserver %s, gatehouse %s", i, k, o)
-		} else if normalizeErr(k.Err) != normalizeErr(o.Err) {
+		} else if azNormalizeErr(k.Err) != azNormalizeErr(o.Err) {
 			stats.errTextDifferences = append(stats.errTextDifferences, fmt.Sprintf("%s: kube %q, gatehouse %q", t.Name(), k.Err, o.Err))
 		}
 	}
@@ -210,25 +210,25 @@ func runCase(t *testing.T, srv *authorizertest.Server, kubeconfig string, cfg we
 			}
 		}
 	}
-	if k, o := pair.kubeStats.snapshot(), ourCounts(pair.ourStats); fmt.Sprint(k) != fmt.Sprint(o) {
+	if k, o := pair.kubeStats.snapshot(), azOurCounts(pair.ourStats); fmt.Sprint(k) != fmt.Sprint(o) {
 		t.Errorf("metrics differ:\nkube-apiserver: %v\ngatehouse:      %v", k, o)
 	}
 }
 
 var (
-	compilerOnce sync.Once
-	compiler     *matchcond.AuthorizationCompiler
-	compilerErr  error
+	azCompilerOnce sync.Once
+	azCompiler     *matchcond.AuthorizationCompiler
+	azCompilerErr  error
 )
 
-// sharedCompiler builds the CEL environment once for every case.
-func sharedCompiler(t *testing.T) *matchcond.AuthorizationCompiler {
-	compilerOnce.Do(func() { compiler, compilerErr = matchcond.NewAuthorizationCompiler() })
-	require.NoError(t, compilerErr)
-	return compiler
+// azSharedCompiler builds the CEL environment once for every case.
+func azSharedCompiler(t *testing.T) *matchcond.AuthorizationCompiler {
+	azCompilerOnce.Do(func() { azCompiler, azCompilerErr = matchcond.NewAuthorizationCompiler() })
+	require.NoError(t, azCompilerErr)
+	return azCompiler
 }
 
-func newFakeWebhook(t *testing.T, opts authorizertest.Options) (*authorizertest.Server, string) {
+func azNewFakeWebhook(t *testing.T, opts authorizertest.Options) (*authorizertest.Server, string) {
 	t.Helper()
 	srv, err := authorizertest.NewServer(opts)
 	require.NoError(t, err)
@@ -238,7 +238,7 @@ func newFakeWebhook(t *testing.T, opts authorizertest.Options) (*authorizertest.
 	return srv, kc
 }
 
-func reportStats(t *testing.T, stats *caseStats) {
+func azReportStats(t *testing.T, stats *azCaseStats) {
 	t.Logf("%d cases, %d authorizations compared; error texts differ in %d", stats.cases, stats.requests, len(stats.errTextDifferences))
 	seen := map[string]bool{}
 	for _, d := range stats.errTextDifferences {
@@ -253,41 +253,41 @@ func reportStats(t *testing.T, stats *caseStats) {
 
 // TestWebhookWireFormatMatchesKubeAPIServer sends every request of the corpus
 // (every target crossed with every user) through both webhooks, in both
-// SubjectAccessReview versions, and compares the requests on the wire byte
+// SubjectAccessReview versions, and compares the requests on the azWire byte
 // for byte, and the decisions.
 func TestWebhookWireFormatMatchesKubeAPIServer(t *testing.T) {
-	srv, kc := newFakeWebhook(t, authorizertest.Options{})
-	stats := &caseStats{}
-	allow := corpusAnswers()[1]
-	for _, cfg := range corpusConfigs() {
-		for _, a := range corpusAttributes() {
+	srv, kc := azNewFakeWebhook(t, authorizertest.Options{})
+	stats := &azCaseStats{}
+	allow := azCorpusAnswers()[1]
+	for _, cfg := range azCorpusConfigs() {
+		for _, a := range azCorpusAttributes() {
 			t.Run(cfg.version+"/"+cfg.policy+"/"+a.name, func(t *testing.T) {
-				runCase(t, srv, kc, cfg, allow, []*authorizer.Attributes{a.attrs}, stats)
+				azRunCase(t, srv, kc, cfg, allow, []*authorizer.Attributes{a.attrs}, stats)
 			})
 		}
 	}
-	reportStats(t, stats)
+	azReportStats(t, stats)
 }
 
 // TestWebhookAnswersMatchKubeAPIServer gives both webhooks every answer of
 // the corpus (well-formed, malformed, HTTP errors, Retry-After, resets,
 // hangs) under every configuration.
 func TestWebhookAnswersMatchKubeAPIServer(t *testing.T) {
-	stats := &caseStats{}
-	a := corpusTargets()[0].attrs
+	stats := &azCaseStats{}
+	a := azCorpusTargets()[0].attrs
 	withUser := *a
-	withUser.User = corpusUsers()[3]
+	withUser.User = azCorpusUsers()[3]
 	for _, plain := range []bool{false, true} {
-		srv, kc := newFakeWebhook(t, authorizertest.Options{Plain: plain})
-		for _, cfg := range corpusConfigs() {
-			for _, ans := range corpusAnswers() {
+		srv, kc := azNewFakeWebhook(t, authorizertest.Options{Plain: plain})
+		for _, cfg := range azCorpusConfigs() {
+			for _, ans := range azCorpusAnswers() {
 				t.Run(fmt.Sprintf("plain=%v/%s/%s/%s", plain, cfg.version, cfg.policy, ans.name), func(t *testing.T) {
-					runCase(t, srv, kc, cfg, ans, []*authorizer.Attributes{&withUser, &withUser}, stats)
+					azRunCase(t, srv, kc, cfg, ans, []*authorizer.Attributes{&withUser, &withUser}, stats)
 				})
 			}
 		}
 	}
-	reportStats(t, stats)
+	azReportStats(t, stats)
 }
 
 // TestWebhookRandomCorpusMatchesKubeAPIServer runs the random part of the
@@ -299,58 +299,58 @@ func TestWebhookRandomCorpusMatchesKubeAPIServer(t *testing.T) {
 	if testing.Short() {
 		n = 200
 	}
-	srv, kc := newFakeWebhook(t, authorizertest.Options{})
-	stats := &caseStats{}
-	for _, c := range randomCases(n, 3221) {
+	srv, kc := azNewFakeWebhook(t, authorizertest.Options{})
+	stats := &azCaseStats{}
+	for _, c := range azRandomCases(n, 3221) {
 		t.Run(c.name, func(t *testing.T) {
-			runCase(t, srv, kc, c.cfg, c.answer, c.requests, stats)
+			azRunCase(t, srv, kc, c.cfg, c.answer, c.requests, stats)
 		})
 	}
-	reportStats(t, stats)
+	azReportStats(t, stats)
 }
 
 // TestWebhookCacheKeyMatchesKubeAPIServer asks each request of the corpus,
-// then each of its mutations, through one webhook with caching on: whether
+// then each of its azMutations, through one webhook with caching on: whether
 // the second answer comes from the cache must agree with kube-apiserver for
 // every pair.
 func TestWebhookCacheKeyMatchesKubeAPIServer(t *testing.T) {
-	srv, kc := newFakeWebhook(t, authorizertest.Options{})
-	stats := &caseStats{}
-	cfg := webhookConfig{version: "v1", policy: "NoOpinion", authorizedTTL: 5 * time.Minute, unauthorizedTTL: 30 * time.Second}
-	ans := webhookAnswer{name: "counting", status: authorizationv1.SubjectAccessReviewStatus{Allowed: true, Reason: "answer"}}
-	for _, a := range corpusAttributes() {
-		for _, m := range mutations() {
+	srv, kc := azNewFakeWebhook(t, authorizertest.Options{})
+	stats := &azCaseStats{}
+	cfg := azWebhookConfig{version: "v1", policy: "NoOpinion", authorizedTTL: 5 * time.Minute, unauthorizedTTL: 30 * time.Second}
+	ans := azWebhookAnswer{name: "counting", status: authorizationv1.SubjectAccessReviewStatus{Allowed: true, Reason: "answer"}}
+	for _, a := range azCorpusAttributes() {
+		for _, m := range azMutations() {
 			next := m.fn(*a.attrs)
 			t.Run(a.name+"/"+m.name, func(t *testing.T) {
-				runCase(t, srv, kc, cfg, ans, []*authorizer.Attributes{a.attrs, &next}, stats)
+				azRunCase(t, srv, kc, cfg, ans, []*authorizer.Attributes{a.attrs, &next}, stats)
 			})
 		}
 	}
-	reportStats(t, stats)
+	azReportStats(t, stats)
 }
 
-// localPort matches the client side of a connection in a network error,
+// azLocalPort matches the client side of a connection in a network error,
 // which differs from one connection to the next.
-var localPort = regexp.MustCompile(`127\.0\.0\.1:\d+->`)
+var azLocalPort = regexp.MustCompile(`127\.0\.0\.1:\d+->`)
 
-func normalizeErr(s string) string { return localPort.ReplaceAllString(s, "127.0.0.1:PORT->") }
+func azNormalizeErr(s string) string { return azLocalPort.ReplaceAllString(s, "127.0.0.1:PORT->") }
 
 // TestWebhookMatchConditionsMatchKubeAPIServer evaluates every condition set
 // of the corpus on every request: whether the webhook is called, the errors
 // and the match condition metrics must agree.
 func TestWebhookMatchConditionsMatchKubeAPIServer(t *testing.T) {
-	srv, kc := newFakeWebhook(t, authorizertest.Options{})
-	stats := &caseStats{}
-	deny := corpusAnswers()[2]
-	for i, conditions := range conditionSets {
+	srv, kc := azNewFakeWebhook(t, authorizertest.Options{})
+	stats := &azCaseStats{}
+	deny := azCorpusAnswers()[2]
+	for i, conditions := range azConditionSets {
 		for _, policy := range []string{"NoOpinion", "Deny"} {
-			cfg := webhookConfig{version: "v1", policy: policy, conditions: conditions}
-			for _, a := range corpusAttributes() {
+			cfg := azWebhookConfig{version: "v1", policy: policy, conditions: conditions}
+			for _, a := range azCorpusAttributes() {
 				t.Run(fmt.Sprintf("set%d/%s/%s", i, policy, a.name), func(t *testing.T) {
-					runCase(t, srv, kc, cfg, deny, []*authorizer.Attributes{a.attrs}, stats)
+					azRunCase(t, srv, kc, cfg, deny, []*authorizer.Attributes{a.attrs}, stats)
 				})
 			}
 		}
 	}
-	reportStats(t, stats)
+	azReportStats(t, stats)
 }

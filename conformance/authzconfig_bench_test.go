@@ -13,6 +13,7 @@ import (
 	authorizationcel "k8s.io/apiserver/pkg/authorization/cel"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 // kepSample reads the corrected KEP-3221 sample with its kubeconfig path
@@ -46,13 +47,16 @@ func BenchmarkAuthzConfigDecodeValidateKEPSample(b *testing.B) {
 		}
 	})
 	b.Run("impl=gatehouse", func(b *testing.B) {
+		compiler, err := matchcond.NewAuthorizationCompiler()
+		require.NoError(b, err)
+		opts := authzconfig.ValidateOptions{Compiler: compiler}
 		b.ReportAllocs()
 		for b.Loop() {
 			cfg, err := authzconfig.Decode(data)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if errs := authzconfig.Validate(cfg, authzconfig.ValidateOptions{}); len(errs) > 0 {
+			if errs := authzconfig.Validate(cfg, opts); len(errs) > 0 {
 				b.Fatal(errs)
 			}
 		}

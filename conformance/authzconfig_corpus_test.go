@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	yamlv2 "go.yaml.in/yaml/v2"
+
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // This file generates the corpus of the AuthorizationConfiguration
@@ -52,6 +54,7 @@ func webhookSettings(file string) doc {
 		item("subjectAccessReviewVersion", "v1"),
 		item("failurePolicy", "Deny"),
 		item("connectionInfo", doc{item("type", "KubeConfigFile"), item("kubeConfigFile", file)}),
+		item("matchConditionSubjectAccessReviewVersion", "v1"),
 	}
 }
 
@@ -64,8 +67,7 @@ func baseDocuments() map[string][]any {
 	full := webhookSettings(kcFile)
 	full = append(full,
 		item("authorizedTTL", "30s"), item("unauthorizedTTL", "10s"),
-		item("cacheAuthorizedRequests", true), item("cacheUnauthorizedRequests", false),
-		item("matchConditionSubjectAccessReviewVersion", "v1"))
+		item("cacheAuthorizedRequests", true), item("cacheUnauthorizedRequests", false))
 	inCluster := doc{
 		item("timeout", "30s"), item("subjectAccessReviewVersion", "v1beta1"), item("failurePolicy", "NoOpinion"),
 		item("connectionInfo", doc{item("type", "InClusterConfig")}),
@@ -406,6 +408,14 @@ func conditionFaults() []fault {
 		webhookSet("matchConditions", conditions("request.user = 'a'")),
 		webhookSet("matchConditions", conditions("request.user == 1")),
 		webhookSet("matchConditions", conditions("in request.user.groups)")),
+		webhookSet("matchConditions", conditions("url('https://example.com/x').getHost() == 'example.com'", "isURL(request.user)", "request.groups.isSorted()")),
+		webhookSet("matchConditions", conditions("quantity('1Gi').isGreaterThan(quantity('1Mi'))", "ip('10.0.0.1').family() == 4", "cidr('10.0.0.0/8').containsIP(ip('10.1.2.3'))")),
+		webhookSet("matchConditions", conditions("'%s'.format([request.user]) == request.user", "semver('1.2.3').major() == 1", "request.user.matches('^system:')")),
+		webhookSet("matchConditions", conditions("request.?resourceAttributes.?fieldSelector.?rawSelector.orValue('') == ''", "request.extra.all(k, v, v.size() > 0)", "sets.contains(request.groups, ['a'])")),
+		webhookSet("matchConditions", conditions("lists.range(3).size() == 3", "request.groups.all(g, g.startsWith('system:'))", "request.user.lowerAscii() == 'a'")),
+		webhookSet("matchConditions", conditions("authorizer.path('/x').check('get').allowed()")),
+		webhookSet("matchConditions", conditions("request.user.matches('[')", "duration('1x') > duration('1s')", "timestamp('bad') > timestamp('2020-01-01T00:00:00Z')")),
+		webhookSet("matchConditions", conditions("[1, 'a'].size() > 0", "request.resourceAttributes.labelSelector.requirements.exists(r, r.key == 'a')", "quantity('x') == quantity('1')")),
 		webhookSet("matchConditions", conditions(many...)),
 		webhookSet("matchConditions", conditions(many[:64]...)),
 		webhookSet("matchConditions", []any{doc{}}),
@@ -534,8 +544,31 @@ func rawCases() []authzCorpusCase {
 		{name: "egress selector v1beta1", data: "apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: master\n  connection:\n    proxyProtocol: Direct\n"},
 		{name: "egress selector internal", data: "apiVersion: apiserver.config.k8s.io/__internal\nkind: EgressSelectorConfiguration\negressSelections: x\n"},
 		{name: "protobuf empty body", data: "k8s\x00"},
+		{name: "protobuf AuthorizationConfiguration", data: protobufEnvelope("apiserver.config.k8s.io/v1", "AuthorizationConfiguration", "")},
+		{name: "protobuf internal AuthorizationConfiguration", data: protobufEnvelope("apiserver.config.k8s.io/__internal", "AuthorizationConfiguration", "")},
+		{name: "protobuf tracing", data: protobufEnvelope("apiserver.config.k8s.io/v1beta1", "TracingConfiguration", "")},
+		{name: "protobuf core EncryptionConfig", data: protobufEnvelope("v1", "EncryptionConfig", "")},
+		{name: "protobuf status", data: protobufEnvelope("v1", "Status", "")},
+		{name: "protobuf status with a broken body", data: protobufEnvelope("v1", "Status", "\xff")},
+		{name: "protobuf list options", data: protobufEnvelope("apiserver.k8s.io/v1alpha1", "ListOptions", "")},
+		{name: "protobuf watch event", data: protobufEnvelope("apiserver.config.k8s.io/v1", "WatchEvent", "")},
+		{name: "protobuf internal watch event", data: protobufEnvelope("apiserver.k8s.io/__internal", "WatchEvent", "")},
+		{name: "protobuf unknown kind", data: protobufEnvelope("apiserver.config.k8s.io/v1", "Foo", "")},
+		{name: "protobuf no kind", data: protobufEnvelope("apiserver.config.k8s.io/v1", "", "")},
+		{name: "protobuf bad apiVersion", data: protobufEnvelope("a/b/c", "AuthorizationConfiguration", "")},
 		{name: "protobuf garbage", data: "k8s\x00\xff\xff"},
 	}
+}
+
+// protobufEnvelope is kube-apiserver's protobuf encoding of an object: the
+// magic prefix and a runtime.Unknown.
+func protobufEnvelope(apiVersion, kind, raw string) string {
+	u := runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: apiVersion, Kind: kind}, Raw: []byte(raw)}
+	out, err := u.Marshal()
+	if err != nil {
+		panic(err)
+	}
+	return "k8s\x00" + string(out)
 }
 
 // authzCorpus generates the whole corpus. withConditions includes the cases

@@ -27,21 +27,16 @@ const MaxAuthorizationMatchConditions = 64
 type AuthorizationCompiler struct {
 	env         *cel.Env
 	planner     *planner
+	tracked     *icel.Planner
 	activations *sync.Pool
 }
 
 // NewAuthorizationCompiler builds the CEL environment for authorization match
 // conditions.
 func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
-	base, err := icel.NewEnv()
-	if err != nil {
-		return nil, fmt.Errorf("building the base CEL environment: %w", err)
-	}
-	provider := newTypeProvider(base.CELTypeProvider(), base.CELTypeAdapter(), sarDecl(base.CELTypeAdapter()))
-	env, err := base.Extend(
+	env, err := icel.NewEnv(
 		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
-		cel.CustomTypeProvider(provider),
-		cel.CustomTypeAdapter(provider),
+		declaredTypes(sarDecl),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
@@ -50,9 +45,13 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
 	}
-	adapter := base.CELTypeAdapter()
+	tracked, err := icel.NewPlanner(env)
+	if err != nil {
+		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
+	}
+	adapter := env.CELTypeAdapter()
 	emptyExtra := map[string]authorizationv1.ExtraValue{}
-	return &AuthorizationCompiler{env: env, planner: p, activations: &sync.Pool{New: func() any {
+	return &AuthorizationCompiler{env: env, planner: p, tracked: tracked, activations: &sync.Pool{New: func() any {
 		return &authzActivation{request: newSARValue(adapter, emptyExtra)}
 	}}}, nil
 }
@@ -120,18 +119,14 @@ func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compile
 	if checked.OutputType() != cel.BoolType {
 		return nil, field.Invalid(path, expr, fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType()))
 	}
-	cond := &compiledCondition{
+	tracked, err := c.tracked.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
+	if err != nil {
+		return nil, field.InternalError(path, errors.New("program instantiation failed: "+err.Error()))
+	}
+	return &compiledCondition{
 		expression: expr,
 		uses:       scanSelectors(checked.NativeRep().Expr()),
 		fast:       c.planner.plan(checked),
-		tracked:    &lazyProgram{env: c.env, ast: checked, opts: programOptions()},
-	}
-	if cond.fast == nil {
-		// Without a fast plan the program is always needed: build it now,
-		// and report its errors as kube-apiserver does.
-		if _, err := cond.tracked.get(); err != nil {
-			return nil, field.InternalError(path, errors.New("program instantiation failed: "+err.Error()))
-		}
-	}
-	return cond, nil
+		tracked:    tracked,
+	}, nil
 }

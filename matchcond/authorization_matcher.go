@@ -159,18 +159,13 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 		act.request.reset(nil, selectorUse{})
 		m.activations.Put(act)
 	}()
-	frame, err := newFrame(ctx, act)
-	if err != nil {
-		return false, err
-	}
-	defer frame.Close()
-
-	fast := m.anyFast && trace == nil && act.request.withinSizeBound()
+	ev := evaluation{ctx: ctx, act: act, fast: m.anyFast && trace == nil && act.request.withinSizeBound()}
+	defer ev.close()
 	for _, c := range m.conditions {
-		r := c.eval(ctx, frame, fast, trace != nil)
+		r := ev.eval(c, trace != nil)
 		ok, cerr := authzResult(c.expression, r)
 		if trace != nil {
-			*trace = append(*trace, ConditionResult{Index: c.index, Expression: c.expression, Matched: ok, Err: cerr, Cost: r.cost()})
+			*trace = append(*trace, ConditionResult{Index: c.index, Expression: c.expression, Matched: ok, Err: cerr, Cost: r.cost})
 		}
 		if cerr != nil {
 			failed = append(failed, cerr)

@@ -2,10 +2,12 @@ package matchcond
 
 import (
 	"context"
-	"sync"
+	"errors"
+	"fmt"
 
-	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/interpreter"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // compiledCondition is one compiled match condition.
@@ -17,40 +19,47 @@ type compiledCondition struct {
 	// fast is the untracked plan (see fastpath.go); nil when the condition
 	// must always be tracked.
 	fast interpreter.InterpretableV2
-	// tracked is kube-apiserver's program. It is built at compile time when
-	// there is no fast plan, otherwise on first need.
-	tracked *lazyProgram
+	// tracked is the program with kube-apiserver's cost tracking.
+	tracked *icel.Program
 }
 
-// lazyProgram is a cel.Program built once, on first use.
-type lazyProgram struct {
-	env  *cel.Env
-	ast  *cel.Ast
-	opts []cel.ProgramOption
-	once sync.Once
-	prg  cel.Program
-	err  error
+// evaluation is the state of the conditions of one call.
+type evaluation struct {
+	ctx  context.Context
+	act  interpreter.Activation
+	fast bool // the request is within the fast path's size bound
+	// frame is the frame of the untracked plans, created on first use.
+	frame *interpreter.ExecutionFrame
 }
 
-func (l *lazyProgram) get() (cel.Program, error) {
-	l.once.Do(func() {
-		l.prg, l.err = l.env.Program(l.ast, l.opts...)
-		l.env, l.ast, l.opts = nil, nil, nil
-	})
-	return l.prg, l.err
+func (e *evaluation) close() {
+	if e.frame != nil {
+		e.frame.Close()
+		e.frame = nil
+	}
 }
 
-// eval evaluates the condition in frame. fast tells whether the request is
-// within the fast path's size bound; traced evaluations are always tracked,
-// to report their cost.
-func (c *compiledCondition) eval(ctx context.Context, f *interpreter.ExecutionFrame, fast, traced bool) evalResult {
-	if fast && !traced && c.fast != nil {
-		val, err := execUntracked(c.fast, f)
+// eval evaluates c. Traced evaluations are always tracked, to report their
+// cost.
+func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
+	if e.fast && !traced && c.fast != nil {
+		if e.frame == nil {
+			f, err := newFrame(e.ctx, e.act)
+			if err != nil {
+				return evalResult{err: err}
+			}
+			e.frame = f
+		}
+		val, err := execUntracked(c.fast, e.frame)
+		if err != nil && errors.Is(err, interpreter.InterruptError{}) {
+			err = fmt.Errorf("%w: %w", err, context.Cause(e.ctx))
+		}
 		return evalResult{val: val, err: err}
 	}
-	prg, err := c.tracked.get()
-	if err != nil {
-		return evalResult{err: err}
+	var ctx context.Context
+	if e.ctx.Done() != nil {
+		ctx = e.ctx // a context that can be cancelled: comprehensions check it
 	}
-	return evalIn(ctx, prg, f)
+	val, cost, err := c.tracked.Eval(ctx, e.act)
+	return evalResult{val: val, cost: cost, err: err}
 }

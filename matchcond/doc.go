@@ -57,6 +57,10 @@
 //     compile time makes this unreachable in practice.
 //   - A nil spec, which kube-apiserver never passes, is an error rather than
 //     a panic.
+//   - The bad value of an internal compile error (a program that cel-go
+//     cannot plan, such as a constant regex that does not compile in find())
+//     is an error with kube-apiserver's text; kube-apiserver's is of its own
+//     type, k8s.io/apiserver/pkg/cel.Error.
 //   - Compile returns no matcher when there are errors; kube-apiserver
 //     returns one of the valid conditions, which it never uses.
 package matchcond

@@ -2,26 +2,14 @@ package matchcond
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
-	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/interpreter"
-
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // interruptCheckFrequency is kube-apiserver's celconfig.CheckFrequency: a
 // comprehension looks at the context every this many iterations.
 const interruptCheckFrequency = 100
-
-// programOptions are the options of every program compiled here:
-// kube-apiserver's, plus the interrupt check that lets a cancelled context
-// stop a comprehension.
-func programOptions() []cel.ProgramOption {
-	return append(icel.ProgramOptions(), cel.InterruptCheckFrequency(interruptCheckFrequency))
-}
 
 // frame is the execution frame of the conditions of one call: the same
 // activation for every condition, and the caller's context when it can be
@@ -42,24 +30,9 @@ func newFrame(ctx context.Context, act interpreter.Activation) (*interpreter.Exe
 }
 
 // evalResult is the outcome of one program, as kube-apiserver's ContextEval
-// returns it.
+// returns it, with its cost when it was tracked.
 type evalResult struct {
-	val     ref.Val
-	details *cel.EvalDetails
-	err     error
-}
-
-func (r evalResult) cost() uint64 {
-	if c := r.details.ActualCost(); c != nil {
-		return *c
-	}
-	return 0
-}
-
-func evalIn(ctx context.Context, prg cel.Program, f *interpreter.ExecutionFrame) evalResult {
-	val, det, err := prg.Eval(f)
-	if err != nil && errors.Is(err, interpreter.InterruptError{}) {
-		err = fmt.Errorf("%w: %w", err, context.Cause(ctx))
-	}
-	return evalResult{val: val, details: det, err: err}
+	val  ref.Val
+	cost uint64
+	err  error
 }

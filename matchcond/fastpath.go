@@ -99,8 +99,12 @@ type planner struct {
 }
 
 func newPlanner(env *cel.Env, variables ...string) (*planner, error) {
+	// Fast plans call only fast functions: their bindings are enough.
 	disp := interpreter.NewDispatcher()
-	for _, fn := range env.Functions() {
+	for name, fn := range env.Functions() {
+		if !isFastFunction(name) {
+			continue
+		}
 		bindings, err := fn.Bindings()
 		if err != nil {
 			return nil, err
@@ -119,7 +123,7 @@ func newPlanner(env *cel.Env, variables ...string) (*planner, error) {
 		env:         env,
 		interpreter: interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs),
 		estimator:   est,
-		// The options of kube-apiserver's programs (see programOptions)
+		// The options of kube-apiserver's programs
 		// without cost tracking, in cel-go's order: the decorators of the
 		// libraries (of the functions a fast plan may call, only cel-go's
 		// optional library has one), then cel-go's own.

@@ -1,6 +1,7 @@
 package matchcond
 
 import (
+	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 )
@@ -185,3 +186,24 @@ func (p *typeProvider) NewValue(typeName string, fields map[string]ref.Val) ref.
 // NativeToValue implements types.Adapter. gatehouse's typed values are CEL
 // values already (see mapView).
 func (p *typeProvider) NativeToValue(v any) ref.Val { return p.adapter.NativeToValue(v) }
+
+// declaredTypes is the environment option that declares types over the
+// environment's own type provider, as kube-apiserver's environment
+// extension does. It must come after the libraries, which register their
+// types with that provider. decls receives the provider's adapter, for the
+// values the getters build.
+func declaredTypes(decls ...func(types.Adapter) *decl) cel.EnvOption {
+	return func(e *cel.Env) (*cel.Env, error) {
+		adapter := e.CELTypeAdapter()
+		roots := make([]*decl, len(decls))
+		for i, d := range decls {
+			roots[i] = d(adapter)
+		}
+		p := newTypeProvider(e.CELTypeProvider(), adapter, roots...)
+		e, err := cel.CustomTypeProvider(p)(e)
+		if err != nil {
+			return nil, err
+		}
+		return cel.CustomTypeAdapter(p)(e)
+	}
+}

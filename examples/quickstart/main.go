@@ -77,12 +77,12 @@ func run(out io.Writer) error {
 	data := []byte(strings.Replace(kepSample, "kubeConfigFile: KUBECONFIG_PATH", "kubeConfigFile: "+kubeconfig, 1))
 
 	// 3. Decode and validate it as kube-apiserver does, then build the chain.
-	cfg, err := authzconfig.DecodeAndValidate(data, nil, authzconfig.ValidateOptions{})
+	compiled, err := authzconfig.DecodeAndValidate(data, nil, authzconfig.ValidateOptions{})
 	if err != nil {
 		return err
 	}
 	sink := metrics.NewMemory()
-	chain, err := authorizer.New(cfg, authorizer.Options{
+	chain, err := authorizer.NewFromCompiled(compiled, authorizer.Options{
 		Authorizers: map[string]authorizer.Authorizer{
 			authzconfig.TypeNode: authorizer.Func(node),
 			authzconfig.TypeRBAC: authorizer.Func(rbac),

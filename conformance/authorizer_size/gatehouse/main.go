@@ -51,12 +51,12 @@ func main() {
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	check(os.WriteFile(kubeconfig, []byte(fmt.Sprintf("apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster: {server: %q}\ncontexts:\n- name: w\n  context: {cluster: w}\ncurrent-context: w\n", srv.URL)), 0o600))
 
-	cfg, err := authzconfig.DecodeAndValidate([]byte(fmt.Sprintf(config, kubeconfig)), nil, authzconfig.ValidateOptions{})
+	compiled, err := authzconfig.DecodeAndValidate([]byte(fmt.Sprintf(config, kubeconfig)), nil, authzconfig.ValidateOptions{})
 	check(err)
 	rbac := authorizer.Func(func(context.Context, *authorizer.Attributes) (authorizer.Decision, string, error) {
 		return authorizer.DecisionAllow, "", nil
 	})
-	chain, err := authorizer.New(cfg, authorizer.Options{Authorizers: map[string]authorizer.Authorizer{"RBAC": rbac}})
+	chain, err := authorizer.NewFromCompiled(compiled, authorizer.Options{Authorizers: map[string]authorizer.Authorizer{"RBAC": rbac}})
 	check(err)
 	d, reason, err := chain.Authorize(context.Background(), &authorizer.Attributes{
 		User: &authorizer.User{Name: "jane"}, Verb: "delete", ResourceRequest: true, Namespace: "kube-system", APIVersion: "v1", Resource: "secrets",
