@@ -104,9 +104,9 @@ func azCorpusAttributes() []azNamedAttributes {
 // answers, faults for the next requests in order, and a fault for every
 // request after those.
 type azWebhookAnswer struct {
-	name     string
-	status   authorizationv1.SubjectAccessReviewStatus
-	queue    []authorizertest.Fault
+	name   string
+	status authorizationv1.SubjectAccessReviewStatus
+	queue  []authorizertest.Fault
 	always *authorizertest.Fault
 	// slow answers need a short webhook timeout.
 	timeout time.Duration
