@@ -26,6 +26,7 @@ const MaxAuthorizationMatchConditions = 64
 // build one and compile every webhook's conditions with it.
 type AuthorizationCompiler struct {
 	env         *cel.Env
+	parser      *fastParser
 	planner     *planner
 	tracked     *icel.Planner
 	activations *sync.Pool
@@ -51,7 +52,7 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 	}
 	adapter := env.CELTypeAdapter()
 	emptyExtra := map[string]authorizationv1.ExtraValue{}
-	return &AuthorizationCompiler{env: env, planner: p, tracked: tracked, activations: &sync.Pool{New: func() any {
+	return &AuthorizationCompiler{env: env, parser: newFastParser(env), planner: p, tracked: tracked, activations: &sync.Pool{New: func() any {
 		return &authzActivation{request: newSARValue(adapter, emptyExtra)}
 	}}}, nil
 }
@@ -110,7 +111,7 @@ func (c *AuthorizationCompiler) Compile(expressions []string, fldPath *field.Pat
 }
 
 func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compiledCondition, *field.Error) {
-	checked, iss := c.env.Compile(expr)
+	checked, iss := compileExpr(c.env, c.parser, expr)
 	// kube-apiserver tests the issues for nil, not for errors.
 	if iss != nil {
 		return nil, field.Invalid(path, expr, "compilation failed: "+iss.String())
@@ -126,6 +127,7 @@ func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compile
 	return &compiledCondition{
 		expression: expr,
 		uses:       scanSelectors(checked.NativeRep().Expr()),
+		loops:      hasComprehension(checked.NativeRep().Expr()),
 		fast:       c.planner.plan(checked),
 		tracked:    tracked,
 	}, nil

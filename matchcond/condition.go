@@ -15,6 +15,9 @@ type compiledCondition struct {
 	index      int // in the list given to Compile
 	expression string
 	uses       selectorUse
+	// loops tells whether the expression has a comprehension: only
+	// comprehensions check the context.
+	loops bool
 
 	// fast is the untracked plan (see fastpath.go); nil when the condition
 	// must always be tracked.
@@ -29,7 +32,8 @@ type evaluation struct {
 	act  interpreter.Activation
 	fast bool // the request is within the fast path's size bound
 	// frame is the frame of the untracked plans, created on first use.
-	frame *interpreter.ExecutionFrame
+	frame        *interpreter.ExecutionFrame
+	contextBound bool
 }
 
 func (e *evaluation) close() {
@@ -44,11 +48,19 @@ func (e *evaluation) close() {
 func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
 	if e.fast && !traced && c.fast != nil {
 		if e.frame == nil {
-			f, err := newFrame(e.ctx, e.act)
+			f, err := interpreter.NewExecutionFrame(e.act)
 			if err != nil {
 				return evalResult{err: err}
 			}
 			e.frame = f
+		}
+		// Binding the context costs a context.WithCancel: only when a
+		// comprehension may look at it.
+		if c.loops && !e.contextBound && e.ctx.Done() != nil {
+			if err := e.frame.SetContext(e.ctx, interruptCheckFrequency); err != nil {
+				return evalResult{err: err}
+			}
+			e.contextBound = true
 		}
 		val, err := execUntracked(c.fast, e.frame)
 		if err != nil && errors.Is(err, interpreter.InterruptError{}) {
@@ -57,8 +69,8 @@ func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
 		return evalResult{val: val, err: err}
 	}
 	var ctx context.Context
-	if e.ctx.Done() != nil {
-		ctx = e.ctx // a context that can be cancelled: comprehensions check it
+	if c.loops && e.ctx.Done() != nil {
+		ctx = e.ctx // a context that can be cancelled, and comprehensions to check it
 	}
 	val, cost, err := c.tracked.Eval(ctx, e.act)
 	return evalResult{val: val, cost: cost, err: err}

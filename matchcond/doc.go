@@ -29,6 +29,26 @@
 //     request.resourceAttributes == ..., [request]) is a map with exactly
 //     kube-apiserver's keys.
 //
+// # Admission match conditions
+//
+// NewAdmissionCompiler builds the admission environment once; Compile
+// compiles the matchConditions of one webhook or policy (and a policy's
+// variables) into an AdmissionMatcher, deferring compilation errors to
+// evaluation as kube-apiserver does; Validate reports them with the API's
+// field paths; Match evaluates with the failure policy and metrics of
+// kube-apiserver's matcher. The variables are object and oldObject (an
+// *unstructured.Unstructured or a typed object), request (the typed
+// AdmissionRequest), namespaceObject (always null in match conditions),
+// params (policies with a paramKind), variables (policies: each computed at
+// most once per call, its cost charged to the condition that uses it),
+// authorizer and authorizer.requestResource (backed by an Authorizer). All
+// the conditions of one call share a cost budget of 2,500,000.
+//
+// Typed values (the request, typed objects, params) are read field by field
+// as the unstructured form that their JSON encoding would give, with
+// kube-apiserver's semantics and error texts: fields with omitempty are
+// absent when empty, custom JSON encodings (times, quantities) apply.
+//
 // # Cost
 //
 // Each condition may cost at most 1,000,000 per evaluation, as in
@@ -61,6 +81,20 @@
 //     cannot plan, such as a constant regex that does not compile in find())
 //     is an error with kube-apiserver's text; kube-apiserver's is of its own
 //     type, k8s.io/apiserver/pkg/cel.Error.
-//   - Compile returns no matcher when there are errors; kube-apiserver
+//   - A policy that declares two variables of the same name, the second
+//     using the first, makes kube-apiserver recurse until its stack
+//     overflows; gatehouse fails the evaluation with "composited variable
+//     "x" refers to itself".
+//   - A nil *unstructured.Unstructured object makes kube-apiserver panic;
+//     gatehouse treats it as null.
+//   - The variables of a policy are iterated (dyn(variables).all(...)) in
+//     declaration order; kube-apiserver's order is random.
+//   - Validate compiles in the environment of kube-apiserver 1.37, which has
+//     the list function includes(); kube-apiserver validates a new
+//     expression in the environment of its compatibility version (1.36),
+//     which lacks it.
+//   - The Authorizer's user is the request's UserInfo; for a request without
+//     a user kube-apiserver passes no user, gatehouse an empty one.
+//   - Compile (authorization) returns no matcher when there are errors; kube-apiserver
 //     returns one of the valid conditions, which it never uses.
 package matchcond

@@ -1,32 +1,21 @@
 package matchcond
 
 import (
-	"context"
-
+	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/interpreter"
 )
 
 // interruptCheckFrequency is kube-apiserver's celconfig.CheckFrequency: a
 // comprehension looks at the context every this many iterations.
 const interruptCheckFrequency = 100
 
-// frame is the execution frame of the conditions of one call: the same
-// activation for every condition, and the caller's context when it can be
-// cancelled. A context that can never be cancelled (Done returns nil) costs
-// nothing.
-func newFrame(ctx context.Context, act interpreter.Activation) (*interpreter.ExecutionFrame, error) {
-	f, err := interpreter.NewExecutionFrame(act)
-	if err != nil {
-		return nil, err
-	}
-	if ctx.Done() != nil {
-		if err := f.SetContext(ctx, interruptCheckFrequency); err != nil {
-			f.Close()
-			return nil, err
-		}
-	}
-	return f, nil
+// hasComprehension reports whether an expression has a comprehension.
+func hasComprehension(e ast.Expr) bool {
+	found := false
+	ast.PreOrderVisit(e, ast.NewExprVisitor(func(e ast.Expr) {
+		found = found || e.Kind() == ast.ComprehensionKind
+	}))
+	return found
 }
 
 // evalResult is the outcome of one program, as kube-apiserver's ContextEval

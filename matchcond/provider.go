@@ -207,3 +207,19 @@ func declaredTypes(decls ...func(types.Adapter) *decl) cel.EnvOption {
 		return cel.CustomTypeAdapter(p)(e)
 	}
 }
+
+// declaredType is the environment option that declares one type, whose
+// registration the caller keeps (to add fields to it later, as
+// kube-apiserver does to kubernetes.variables while a policy's variables
+// compile).
+func declaredType(name string, t *registeredType) cel.EnvOption {
+	return func(e *cel.Env) (*cel.Env, error) {
+		p := newTypeProvider(e.CELTypeProvider(), e.CELTypeAdapter())
+		p.declared[name] = t
+		e, err := cel.CustomTypeProvider(p)(e)
+		if err != nil {
+			return nil, err
+		}
+		return cel.CustomTypeAdapter(p)(e)
+	}
+}

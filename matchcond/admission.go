@@ -1,0 +1,304 @@
+package matchcond
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/validate/content"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/metrics"
+)
+
+// MaxAdmissionMatchConditions is the most match conditions an admission
+// webhook or policy may have.
+const MaxAdmissionMatchConditions = 64
+
+// AdmissionCompiler compiles the match conditions of admission webhooks and
+// policies in kube-apiserver 1.37's admission environment: the base
+// environment for stored expressions with the variables object and
+// oldObject (dyn), request (kubernetes.AdmissionRequest), namespaceObject
+// (kubernetes.Namespace), authorizer and authorizer.requestResource, plus
+// params for a policy with a paramKind and variables for a policy. It is safe
+// for concurrent use.
+type AdmissionCompiler struct {
+	base *admissionEnv
+
+	withParamsOnce sync.Once
+	withParams     *admissionEnv
+	withParamsErr  error
+}
+
+// admissionEnv is one admission environment with its planner.
+type admissionEnv struct {
+	env     *cel.Env
+	parser  *fastParser
+	planner *icel.Planner
+	// variables is the kubernetes.variables type of a policy's environment,
+	// which gains a field as each variable compiles; nil for webhooks.
+	variables *registeredType
+}
+
+// NewAdmissionCompiler builds the admission environment.
+func NewAdmissionCompiler() (*AdmissionCompiler, error) {
+	env, err := icel.NewEnv(
+		cel.Variable(objectVarName, types.DynType),
+		cel.Variable(oldObjectVarName, types.DynType),
+		cel.Variable(namespaceVarName, types.NewObjectType(namespaceTypeName)),
+		cel.Variable(requestVarName, types.NewObjectType(admissionRequestTypeNam)),
+		cel.Variable(authorizerVarName, icel.AuthorizerType),
+		cel.Variable(requestResourceVarName, icel.ResourceCheckType),
+		declaredTypes(
+			func(types.Adapter) *decl { return namespaceDecl() },
+			func(types.Adapter) *decl { return admissionRequestDecl() },
+		),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
+	}
+	planner, err := icel.NewPlanner(env)
+	if err != nil {
+		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
+	}
+	return &AdmissionCompiler{base: &admissionEnv{env: env, parser: newFastParser(env), planner: planner}}, nil
+}
+
+// policyEnv extends the base environment for one policy: variables, and
+// params if the policy has a paramKind.
+func (c *AdmissionCompiler) policyEnv(hasParams bool) (*admissionEnv, error) {
+	variables := &registeredType{celType: types.NewObjectType(variablesTypeName), fields: map[string]*types.FieldType{}}
+	opts := []cel.EnvOption{
+		cel.Variable(variablesVarName, variables.celType),
+		declaredType(variablesTypeName, variables),
+	}
+	if hasParams {
+		opts = append(opts, cel.Variable(paramsVarName, types.DynType))
+	}
+	env, err := c.base.env.Extend(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
+	}
+	planner, err := icel.NewPlanner(env)
+	if err != nil {
+		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
+	}
+	return &admissionEnv{env: env, parser: c.base.parser, planner: planner, variables: variables}, nil
+}
+
+// exprError is a compilation error of an admission expression, with
+// kube-apiserver's type and detail.
+type exprError struct {
+	typ    field.ErrorType
+	detail string
+}
+
+func (e *exprError) Error() string { return e.detail }
+
+// compile compiles one expression as kube-apiserver's admission compiler
+// does. bool: the expression must evaluate to bool; otherwise any type.
+func (e *admissionEnv) compile(expr string, wantBool bool) (*icel.Program, *types.Type, *exprError) {
+	checked, iss := compileExpr(e.env, e.parser, expr)
+	if iss != nil {
+		return nil, nil, &exprError{field.ErrorTypeInvalid, "compilation failed: " + iss.String()}
+	}
+	if wantBool && !checked.OutputType().IsExactType(types.BoolType) {
+		return nil, nil, &exprError{field.ErrorTypeInvalid, fmt.Sprintf("must evaluate to %v but got %v", types.BoolType, checked.OutputType())}
+	}
+	prg, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
+	if err != nil {
+		return nil, nil, &exprError{field.ErrorTypeInternal, "program instantiation failed: " + err.Error()}
+	}
+	return prg, checked.OutputType(), nil
+}
+
+// AdmissionOptions describe the webhook or policy whose match conditions are
+// compiled: its declarations, variables, failure policy and metrics.
+type AdmissionOptions struct {
+	// Policy compiles the conditions of an admission policy: the variable
+	// `variables` is declared, with Variables; and the metrics are labelled
+	// kind="policy". Otherwise they are a webhook's: kind="webhook".
+	Policy bool
+	// HasParams declares params (a policy with a paramKind).
+	HasParams bool
+	// Variables are the policy's spec.variables, in order: each may use the
+	// earlier ones.
+	Variables []admissionregistrationv1.Variable
+	// FailurePolicy decides what errors do: Fail (nil) or Ignore.
+	FailurePolicy *admissionregistrationv1.FailurePolicyType
+
+	// Name is the name label of the metrics: the webhook's or the policy's
+	// name.
+	Name string
+	// Type is the type label of the metrics: "validate" or "admit"
+	// (kube-apiserver labels a MutatingAdmissionPolicy's "validate").
+	Type string
+	// Metrics receives apiserver_admission_match_condition_*. Nil records
+	// nothing.
+	Metrics metrics.Sink
+	// Clock times the evaluations; nil is the real clock.
+	Clock clock.PassiveClock
+}
+
+// compiledVariable is one compiled variable of a policy.
+type compiledVariable struct {
+	name       string
+	expression string
+	program    *icel.Program
+	err        *exprError
+}
+
+// admissionCondition is one compiled admission match condition.
+type admissionCondition struct {
+	name       string
+	expression string
+	program    *icel.Program
+	err        *exprError
+}
+
+// Compile compiles the match conditions of one webhook or policy, and the
+// policy's variables, as kube-apiserver does when it loads them: an
+// expression that does not compile is not an error here, it fails at
+// evaluation ("compilation error: ..."), as in kube-apiserver; Validate
+// reports such errors with their field paths. The error is for an
+// environment that cannot be built.
+func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCondition, o AdmissionOptions) (*AdmissionMatcher, error) {
+	env := c.base
+	if o.Policy {
+		var err error
+		if env, err = c.policyEnv(o.HasParams); err != nil {
+			return nil, err
+		}
+	}
+	m := &AdmissionMatcher{policy: o.Policy, failurePolicy: admissionregistrationv1.Fail}
+	if o.FailurePolicy != nil {
+		m.failurePolicy = *o.FailurePolicy
+	}
+	if o.Policy {
+		byName := map[string]int{}
+		for _, v := range o.Variables {
+			prg, out, err := env.compile(v.Expression, false)
+			env.variables.fields[v.Name] = &types.FieldType{Type: variableFieldType(out)}
+			cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: err}
+			// A later variable of the same name replaces an earlier one, as
+			// in kube-apiserver.
+			if i, dup := byName[v.Name]; dup {
+				m.variables[i] = cv
+				continue
+			}
+			byName[v.Name] = len(m.variables)
+			m.variables = append(m.variables, cv)
+		}
+		m.variablesType = types.NewObjectType(variablesTypeName, typeTraitsOfVariables)
+		m.variableIndex = byName
+	}
+	for _, cond := range conditions {
+		prg, _, err := env.compile(cond.Expression, true)
+		m.conditions = append(m.conditions, admissionCondition{name: cond.Name, expression: cond.Expression, program: prg, err: err})
+	}
+	m.instrument(o)
+	return m, nil
+}
+
+// CompileErrors returns the errors of the variables and conditions that did
+// not compile, in order, as they will fail at evaluation.
+func (m *AdmissionMatcher) CompileErrors() []error {
+	var errs []error
+	for _, v := range m.variables {
+		if v.err != nil {
+			errs = append(errs, fmt.Errorf("variable %q: %w", v.name, v.err))
+		}
+	}
+	for _, c := range m.conditions {
+		if c.err != nil {
+			errs = append(errs, fmt.Errorf("match condition %q: %w", c.name, c.err))
+		}
+	}
+	return errs
+}
+
+// Validate checks the matchConditions of a webhook or policy as
+// kube-apiserver's API validation does (fldPath is the path of the list):
+// at most 64 (Too many, the others still checked); each expression Required
+// when blank, otherwise compiled after trimming spaces, without variables,
+// with params if hasParams: Invalid with kube-apiserver's detail, or an
+// internal error; each name Required, a qualified name, and unique
+// (Duplicate).
+//
+// kube-apiserver compiles a new expression in the environment of its
+// compatibility version (1.36) and an unchanged one in the full environment;
+// Validate uses the full environment, which also has the list function
+// includes() of 1.37.
+func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchCondition, hasParams bool, fldPath *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if len(conditions) > MaxAdmissionMatchConditions {
+		errs = append(errs, field.TooMany(fldPath, len(conditions), MaxAdmissionMatchConditions))
+	}
+	env := c.base
+	if hasParams {
+		var err error
+		if env, err = c.paramsEnv(); err != nil {
+			return append(errs, field.InternalError(fldPath, err))
+		}
+	}
+	names := map[string]bool{}
+	for i, cond := range conditions {
+		path := fldPath.Index(i)
+		if expr := strings.TrimSpace(cond.Expression); expr == "" {
+			errs = append(errs, field.Required(path.Child("expression"), ""))
+		} else if _, _, err := env.compile(expr, true); err != nil {
+			errs = append(errs, err.fieldError(path.Child("expression"), expr))
+		}
+		if cond.Name == "" {
+			errs = append(errs, field.Required(path.Child("name"), ""))
+		} else {
+			for _, msg := range content.IsLabelKey(cond.Name) {
+				errs = append(errs, field.Invalid(path.Child("name"), cond.Name, msg))
+			}
+		}
+		if cond.Name != "" {
+			if names[cond.Name] {
+				errs = append(errs, field.Duplicate(path.Child("name"), cond.Name))
+			}
+			names[cond.Name] = true
+		}
+	}
+	return errs
+}
+
+// paramsEnv is the base environment with params, and without variables:
+// the environment in which kube-apiserver validates a policy's match
+// conditions.
+func (c *AdmissionCompiler) paramsEnv() (*admissionEnv, error) {
+	c.withParamsOnce.Do(func() {
+		env, err := c.base.env.Extend(cel.Variable(paramsVarName, types.DynType))
+		if err != nil {
+			c.withParamsErr = fmt.Errorf("building the CEL environment with params: %w", err)
+			return
+		}
+		planner, err := icel.NewPlanner(env)
+		if err != nil {
+			c.withParamsErr = fmt.Errorf("building the CEL environment with params: %w", err)
+			return
+		}
+		c.withParams = &admissionEnv{env: env, parser: c.base.parser, planner: planner}
+	})
+	return c.withParams, c.withParamsErr
+}
+
+// fieldError is kube-apiserver's validation error for a compilation error.
+func (e *exprError) fieldError(path *field.Path, expr string) *field.Error {
+	switch e.typ {
+	case field.ErrorTypeRequired:
+		return field.Required(path, e.detail)
+	case field.ErrorTypeInvalid:
+		return field.Invalid(path, expr, e.detail)
+	}
+	return field.InternalError(path, errors.New(e.detail))
+}

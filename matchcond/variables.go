@@ -1,0 +1,168 @@
+package matchcond
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+)
+
+// variablesValue is the value of `variables` during one evaluation: each
+// variable is computed on first access and kept for the rest of the
+// evaluation, as kube-apiserver's lazy map does (including its quirks:
+// iteration yields the values, not the names; == is identity).
+type variablesValue struct {
+	typ       *types.Type
+	variables []*compiledVariable
+	byName    map[string]int
+	values    []ref.Val // computed values, by index
+	computing []bool
+	compute   func(*compiledVariable) ref.Val
+}
+
+var (
+	_ ref.Val       = (*variablesValue)(nil)
+	_ traits.Mapper = (*variablesValue)(nil)
+)
+
+func (v *variablesValue) ConvertToNative(t reflect.Type) (any, error) {
+	return nil, fmt.Errorf("disallowed conversion from %q to %q", v.typ.TypeName(), t.Name())
+}
+
+func (v *variablesValue) ConvertToType(t ref.Type) ref.Val {
+	switch t {
+	case v.typ:
+		return v
+	case types.TypeType:
+		return v.typ
+	}
+	return types.NewErr("disallowed conversion from %q to %q", v.typ.TypeName(), t.TypeName())
+}
+
+func (v *variablesValue) Equal(other ref.Val) ref.Val {
+	o, ok := other.(*variablesValue)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(other)
+	}
+	return types.Bool(v == o)
+}
+
+func (v *variablesValue) Type() ref.Type { return v.typ }
+func (v *variablesValue) Value() any     { return types.NoSuchOverloadErr() }
+func (v *variablesValue) Size() ref.Val  { return types.Int(len(v.variables)) }
+
+func (v *variablesValue) Contains(key ref.Val) ref.Val {
+	val, found := v.Find(key)
+	if val != nil && types.IsUnknownOrError(val) {
+		return val
+	}
+	return types.Bool(found)
+}
+
+func (v *variablesValue) Find(key ref.Val) (ref.Val, bool) {
+	s, ok := key.(types.String)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(s), true
+	}
+	name, ok := unescapeFieldName(string(s))
+	if !ok {
+		return nil, false
+	}
+	i, ok := v.byName[name]
+	if !ok {
+		return nil, false
+	}
+	if v.values[i] == nil {
+		if v.computing[i] {
+			// Only a variable declared twice, the second using the first,
+			// refers to itself; kube-apiserver recurses until the stack
+			// overflows.
+			return types.NewErr("composited variable %q refers to itself", name), true
+		}
+		v.computing[i] = true
+		v.values[i] = v.compute(v.variables[i])
+		v.computing[i] = false
+	}
+	return v.values[i], true
+}
+
+func (v *variablesValue) Get(key ref.Val) ref.Val {
+	val, found := v.Find(key)
+	if found {
+		return val
+	}
+	return types.ValOrErr(key, "no such key: %v", key)
+}
+
+// Iterator yields the variables' values, in declaration order.
+func (v *variablesValue) Iterator() traits.Iterator { return &variablesIterator{vars: v} }
+
+type variablesIterator struct {
+	baseIterator
+	vars *variablesValue
+	next int
+}
+
+func (it *variablesIterator) HasNext() ref.Val { return types.Bool(it.next < len(it.vars.variables)) }
+
+func (it *variablesIterator) Next() ref.Val {
+	v := it.vars.Get(types.String(it.vars.variables[it.next].name))
+	it.next++
+	return v
+}
+
+// celReservedWord tells the words that kube-apiserver escapes as field
+// names (__in__ for in).
+func celReservedWord(s string) bool {
+	switch s {
+	case "true", "false", "null", "in", "as", "break", "const", "continue", "else",
+		"for", "function", "if", "import", "let", "loop", "package", "namespace",
+		"return", "var", "void", "while":
+		return true
+	}
+	return false
+}
+
+// unescapeFieldName undoes kube-apiserver's escaping of field names:
+// __underscores__, __dot__, __dash__, __slash__, and a reserved word
+// __<word>__ when it is the whole name. Any other __<x>__ makes the name
+// invalid.
+func unescapeFieldName(s string) (string, bool) {
+	if !strings.Contains(s, "__") {
+		return s, true
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "__") {
+			j := i + 2
+			for j < len(s) && s[j] != '_' {
+				j++
+			}
+			if j > i+2 && strings.HasPrefix(s[j:], "__") {
+				switch word := s[i+2 : j]; word {
+				case "underscores":
+					b.WriteString("__")
+				case "dot":
+					b.WriteString(".")
+				case "dash":
+					b.WriteString("-")
+				case "slash":
+					b.WriteString("/")
+				default:
+					if !celReservedWord(word) || j+2-i != len(s) {
+						return "", false
+					}
+					b.WriteString(word)
+				}
+				i = j + 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String(), true
+}
