@@ -16,7 +16,9 @@
 //     kube-apiserver's client does, and reaches the webhook through a
 //     kubeconfig file (ConnectionFromKubeconfig) or the caller's Connection.
 //   - New: the chain of an authzconfig.Configuration, with the caller's
-//     authorizers for RBAC, Node, ABAC or its own types.
+//     authorizers for RBAC, Node, ABAC or its own types; NewFromCompiled
+//     does the same with the match conditions authzconfig compiled when it
+//     validated the configuration.
 //   - NewReloader: that chain, following its configuration file and the
 //     files the webhooks' kubeconfigs name, with kube-apiserver's reload
 //     rules and metrics, keeping the last good chain.

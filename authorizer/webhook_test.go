@@ -489,3 +489,32 @@ func TestRequestURL(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookDifferencesFromKubeAPIServer shows the documented differences
+// of the webhook.
+func TestWebhookDifferencesFromKubeAPIServer(t *testing.T) {
+	t.Run("an answer with a zero TTL takes no room in the cache", func(t *testing.T) {
+		srv, kc := fakeWebhook(t, authorizertest.Options{Decide: func(spec authorizationv1.SubjectAccessReviewSpec) authorizationv1.SubjectAccessReviewStatus {
+			return authorizationv1.SubjectAccessReviewStatus{Allowed: spec.User == "alice"}
+		}})
+		clk := testingclock.NewFakeClock(time.Now())
+		w := newTestWebhook(t, kc, WebhookOptions{AuthorizedTTL: time.Hour, UnauthorizedTTL: 0, Clock: clk})
+		w.cache = newDecisionCache(clk, 1) // a full cache after one entry
+		ctx := context.Background()
+		for _, user := range []string{"alice", "bob", "alice"} {
+			_, _, err := w.Authorize(ctx, podGet(user))
+			require.NoError(t, err)
+		}
+		// kube-apiserver would have stored bob's answer, already expired, in
+		// alice's place, and asked again for alice.
+		assert.Len(t, srv.Requests(), 2)
+	})
+	t.Run("an answer over 4 MiB is an error", func(t *testing.T) {
+		srv, kc := fakeWebhook(t, authorizertest.Options{})
+		srv.InjectAlways(authorizertest.Fault{Body: []byte(`{"status":{"allowed":true,"reason":"` + strings.Repeat("x", maxResponseBytes) + `"}}`)})
+		w := newTestWebhook(t, kc, WebhookOptions{FailurePolicy: FailurePolicyDeny})
+		d, _, err := w.Authorize(context.Background(), podGet("x"))
+		assert.Equal(t, DecisionDeny, d)
+		assert.EqualError(t, err, "the webhook's response is larger than 4194304 bytes")
+	})
+}
