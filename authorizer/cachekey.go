@@ -1,0 +1,146 @@
+package authorizer
+
+import (
+	"encoding/binary"
+	"slices"
+	"unicode/utf8"
+)
+
+// The decision cache key of kube-apiserver is json.Marshal of the v1
+// SubjectAccessReviewSpec. appendCacheKey writes a key that tells apart
+// exactly the requests that key tells apart, without JSON: strings are
+// length-prefixed, and each byte of invalid UTF-8 becomes 0xFF (a byte valid
+// UTF-8 never contains), because encoding/json writes every such byte as the
+// same \ufffd escape. What the JSON key omits (empty strings, empty group
+// lists, requirements dropped in translation, a nil or empty extra map) is
+// written as empty here too, and what it distinguishes (a nil extra value,
+// "null", from an empty one, "[]") is distinguished.
+
+const (
+	keyResource    = 'R'
+	keyNonResource = 'N'
+	keyNilList     = 0xFF // marks a nil extra value; lengths below are uvarints
+)
+
+// attributeSizeLimit is kube-apiserver's maxControlledAttrCacheSize: a
+// request whose controlled attributes sum to this many bytes or more is not
+// cached.
+const attributeSizeLimit = 10000
+
+// cacheable reports whether kube-apiserver would store the decision for a.
+// The user, groups and extra are not counted.
+func cacheable(a *Attributes) bool {
+	size := len(a.Namespace) + len(a.Verb) + len(a.APIGroup) + len(a.APIVersion) +
+		len(a.Resource) + len(a.Subresource) + len(a.Name) + len(a.Path)
+	return size < attributeSizeLimit
+}
+
+func appendCacheKey(dst []byte, a *Attributes) []byte {
+	if a.ResourceRequest {
+		dst = append(dst, keyResource)
+		dst = appendKeyString(dst, a.Namespace)
+		dst = appendKeyString(dst, a.Verb)
+		dst = appendKeyString(dst, a.APIGroup)
+		dst = appendKeyString(dst, a.APIVersion)
+		dst = appendKeyString(dst, a.Resource)
+		dst = appendKeyString(dst, a.Subresource)
+		dst = appendKeyString(dst, a.Name)
+		n := 0
+		for _, r := range a.FieldSelector {
+			if _, ok := fieldOperator(r.Operator); ok {
+				n++
+			}
+		}
+		dst = binary.AppendUvarint(dst, uint64(n))
+		for _, r := range a.FieldSelector {
+			if op, ok := fieldOperator(r.Operator); ok {
+				dst = appendKeyString(dst, r.Field)
+				dst = append(dst, op[0]) // "In" or "NotIn"
+				dst = appendKeyString(dst, r.Value)
+			}
+		}
+		n = 0
+		for _, r := range a.LabelSelector {
+			if _, ok := labelOperator(r.Operator); ok {
+				n++
+			}
+		}
+		dst = binary.AppendUvarint(dst, uint64(n))
+		for _, r := range a.LabelSelector {
+			if op, ok := labelOperator(r.Operator); ok {
+				dst = appendKeyString(dst, r.Key)
+				dst = append(dst, op[0]) // In, NotIn, Exists, DoesNotExist
+				dst = appendKeyList(dst, r.Values)
+			}
+		}
+	} else {
+		dst = append(dst, keyNonResource)
+		dst = appendKeyString(dst, a.Path)
+		dst = appendKeyString(dst, a.Verb)
+	}
+	u := a.User
+	if u == nil {
+		return append(dst, 0, 0, 0, 0) // name, uid, groups, extra: all empty
+	}
+	dst = appendKeyString(dst, u.Name)
+	dst = appendKeyString(dst, u.UID)
+	dst = appendKeyList(dst, u.Groups)
+	dst = binary.AppendUvarint(dst, uint64(len(u.Extra)))
+	if len(u.Extra) == 0 {
+		return dst
+	}
+	if len(u.Extra) == 1 {
+		for k, v := range u.Extra {
+			return appendExtraEntry(appendKeyString(dst, k), v)
+		}
+	}
+	// encoding/json writes map keys sorted by their bytes; sort the same way
+	// so that two maps whose keys collapse to the same JSON string compare as
+	// the JSON does. Small maps sort on the stack.
+	var buf [8]string
+	keys := buf[:0]
+	for k := range u.Extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		dst = appendExtraEntry(appendKeyString(dst, k), u.Extra[k])
+	}
+	return dst
+}
+
+// appendExtraEntry appends an extra value, telling nil ("null" in JSON) from
+// empty ("[]").
+func appendExtraEntry(dst []byte, v []string) []byte {
+	if v == nil {
+		return append(dst, keyNilList)
+	}
+	return appendKeyList(append(dst, 0), v)
+}
+
+func appendKeyList(dst []byte, list []string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(list)))
+	for _, s := range list {
+		dst = appendKeyString(dst, s)
+	}
+	return dst
+}
+
+// appendKeyString appends s with its length, invalid UTF-8 bytes replaced by
+// 0xFF.
+func appendKeyString(dst []byte, s string) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(s)))
+	if utf8.ValidString(s) {
+		return append(dst, s...)
+	}
+	for i := 0; i < len(s); {
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, 0xFF)
+		} else {
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}

@@ -1,0 +1,55 @@
+package authorizer
+
+import (
+	"context"
+
+	"github.com/gatehouse-dev/gatehouse/metrics"
+)
+
+// WithDecisionMetrics returns an authorizer that asks a and counts its
+// terminal decisions in apiserver_authorization_decisions_total{type, name,
+// decision}: "allowed" for Allow, "denied" for Deny, nothing for NoOpinion,
+// "unknown" for a value outside the three. kube-apiserver wraps every
+// configured authorizer this way, but not the system:masters one; New does
+// the same. A nil sink records nothing.
+func WithDecisionMetrics(sink metrics.Sink, authorizerType, name string, a Authorizer) Authorizer {
+	sink = metrics.OrNoop(sink)
+	return &instrumented{
+		typ:      authorizerType,
+		delegate: a,
+		allowed:  metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "allowed"),
+		denied:   metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "denied"),
+		unknown:  metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "unknown"),
+	}
+}
+
+type instrumented struct {
+	typ                      string
+	delegate                 Authorizer
+	allowed, denied, unknown metrics.Series
+}
+
+func (m *instrumented) Authorize(ctx context.Context, a *Attributes) (Decision, string, error) {
+	d, reason, err := m.delegate.Authorize(ctx, a)
+	m.record(d)
+	return d, reason, err
+}
+
+func (m *instrumented) authorizeTraced(ctx context.Context, a *Attributes, s *Step) (Decision, string, error) {
+	s.Type = m.typ
+	d, reason, err := authorizeStep(ctx, m.delegate, a, s)
+	m.record(d)
+	return d, reason, err
+}
+
+func (m *instrumented) record(d Decision) {
+	switch d {
+	case DecisionNoOpinion:
+	case DecisionAllow:
+		m.allowed.Add(1)
+	case DecisionDeny:
+		m.denied.Add(1)
+	default:
+		m.unknown.Add(1)
+	}
+}

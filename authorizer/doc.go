@@ -1,0 +1,94 @@
+// Package authorizer is kube-apiserver 1.37's authorization engine as a
+// library: the ordered chain of authorizers with system:masters first, any
+// number of webhook authorizers (each pre-filtered by CEL match conditions,
+// with its own failure policy, cache, retries and metrics), the chain built
+// from an AuthorizationConfiguration (KEP-3221), and a chain that reloads
+// itself when its file changes.
+//
+// # Pieces
+//
+//   - Decision, Attributes, Authorizer and Func: the vocabulary.
+//   - NewChain: authorizers asked in order; the first Allow or Deny decides.
+//     PrivilegedGroups, AlwaysAllow and AlwaysDeny are kube-apiserver's
+//     built-ins; WithDecisionMetrics counts an authorizer's decisions.
+//   - NewWebhook: a webhook authorizer. It posts SubjectAccessReviews (v1 or
+//     v1beta1) byte for byte as kube-apiserver does, reads the answers as
+//     kube-apiserver's client does, and reaches the webhook through a
+//     kubeconfig file (ConnectionFromKubeconfig) or the caller's Connection.
+//   - New: the chain of an authzconfig.Configuration, with the caller's
+//     authorizers for RBAC, Node, ABAC or its own types; NewFromCompiled
+//     does the same with the match conditions authzconfig compiled when it
+//     validated the configuration.
+//   - NewReloader: that chain, following its configuration file and the
+//     files the webhooks' kubeconfigs name, with kube-apiserver's reload
+//     rules and metrics, keeping the last good chain.
+//   - Explain: an account of one decision (each authorizer asked, match
+//     conditions, cache, webhook attempts), which Authorize does not pay for.
+//   - Package authorizertest: a fake webhook for tests.
+//
+// The caller supplies the clock (retries, timeouts, caches, polling and
+// metrics all follow it, so tests step a fake clock instead of sleeping),
+// the metrics sink and, when it wants, the transport.
+//
+// # Webhook behaviour, as in kube-apiserver
+//
+// A webhook evaluates its match conditions first: one false skips the
+// webhook (NoOpinion, no error), an error that no false overrides gives the
+// failure policy's decision and the error (even under NoOpinion: an HTTP
+// server then answers 500 unless a later authorizer allows). Then the
+// decision cache: 8192 entries, least recently used evicted, an allowed
+// answer kept for the authorized TTL and any other for the unauthorized TTL,
+// nothing kept for errors or for requests whose namespace, verb, group,
+// version, resource, subresource, name and path add up to 10000 bytes or
+// more; the cache tells requests apart exactly as kube-apiserver's (the JSON
+// of the v1 spec) does, without building JSON. Then the call: up to 5 tries,
+// waiting 0.5 s, 0.75 s, 1.125 s and 1.69 s (each plus up to 20%) after a
+// connection reset, a 500, 504 or 429, or an answer with a Retry-After; a
+// 429 or 5xx with Retry-After is also asked again within one try, up to 10
+// times, after the delay it asks for; each try is bounded by the timeout.
+// An answer that allows and denies is Deny with an error; otherwise denied
+// is Deny, allowed Allow, neither NoOpinion, each with the webhook's reason.
+// Any failure gives the failure policy's decision (Deny or NoOpinion), no
+// reason, and the error.
+//
+// Metrics are kube-apiserver's: apiserver_authorization_webhook_* per try
+// (result success, canceled, timeout or error) and fail-open,
+// apiserver_authorization_match_condition_*, apiserver_authorization_decisions_total
+// for each configured authorizer, apiserver_webhooks_x509_* for webhook
+// certificates without SAN or signed with SHA-1, and
+// apiserver_authorization_config_controller_* for reloads.
+//
+// # Differences from kube-apiserver
+//
+//   - A chain with a nil authorizer is an error; kube-apiserver crashes when
+//     it asks it.
+//   - A webhook whose connectionInfo.type is InClusterConfig needs a
+//     connection from the caller; kube-apiserver dereferences the absent
+//     kubeconfig path and crashes.
+//   - Answers whose TTL is zero (caching off for that kind of answer) are not
+//     stored; kube-apiserver stores them already expired, where they can
+//     still push a live entry out of a full cache.
+//   - A webhook's answer is read up to 4 MiB; kube-apiserver reads any size.
+//   - An answer of another kind than SubjectAccessReview is an error in both;
+//     for kinds of client-go's scheme other than the authorization kinds and
+//     Status, the texts differ ("no kind ... is registered" here, "converting
+//     ... unknown conversion" there).
+//   - Kubeconfig files: exec credential plugins, auth providers and
+//     impersonation are rejected with an error naming them; kube-apiserver's
+//     client supports them. Other kubeconfig errors have texts close to, not
+//     always equal to, clientcmd's.
+//   - Client certificate files are read again at each new connection, so a
+//     rotated certificate is used without a restart; the CA is read when the
+//     webhook is built.
+//   - A timeout reads "context deadline exceeded" where kube-apiserver's
+//     client sometimes adds "(Client.Timeout exceeded while awaiting
+//     headers)"; the outcome (timeout, not retried) is the same.
+//   - The reloader also follows each webhook's kubeconfig file and the CA
+//     and certificate files it names (a rotated CA or certificate is picked
+//     up without touching the configuration), can health-check new webhooks
+//     before switching (off by default), polls instead of using fsnotify
+//     (call Trigger on file events), and calls back on each outcome.
+//   - Nothing is logged: kube-apiserver logs "Failed to make webhook
+//     authorizer request"; here the error is returned and Explain tells the
+//     rest.
+package authorizer

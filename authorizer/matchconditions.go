@@ -1,0 +1,66 @@
+package authorizer
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
+	"github.com/gatehouse-dev/gatehouse/metrics"
+)
+
+// compileMatchConditions compiles a webhook's match conditions as
+// kube-apiserver's webhook constructor does: errors are reported under
+// "matchConditions[i].expression" (no authorizer prefix) and aggregated.
+func compileMatchConditions(c *matchcond.AuthorizationCompiler, expressions []string, name string, sink metrics.Sink, clk clock.PassiveClock) (*matchcond.AuthorizationMatcher, error) {
+	if c == nil {
+		var err error
+		if c, err = matchcond.NewAuthorizationCompiler(); err != nil {
+			return nil, err
+		}
+	}
+	m, errs := c.Compile(expressions, field.NewPath("matchConditions"))
+	if err := errs.ToAggregate(); err != nil {
+		return nil, err
+	}
+	return bindMatcher(m, name, sink, clk), nil
+}
+
+// bindMatcher binds the match condition metrics to the webhook's name.
+func bindMatcher(m *matchcond.AuthorizationMatcher, name string, sink metrics.Sink, clk clock.PassiveClock) *matchcond.AuthorizationMatcher {
+	return m.WithOptions(matchcond.AuthorizationMatcherOptions{AuthorizerName: name, Metrics: sink, Clock: clk})
+}
+
+// matchResult is the outcome of the match conditions, and for Explain which
+// condition decided.
+type matchResult struct {
+	matched    bool
+	index      int // of the condition that was false or failed first; -1 if none
+	expression string
+}
+
+func (w *Webhook) match(ctx context.Context, a *Attributes, sc *scratch, explain bool) (matchResult, error) {
+	spec := specOf(a, &sc.spec)
+	if !explain {
+		ok, err := w.matcher.Match(ctx, spec)
+		sc.spec = specScratch{} // keep nothing of the caller's request
+		return matchResult{matched: ok, index: -1}, err
+	}
+	ok, results, err := w.matcher.Explain(ctx, spec)
+	sc.spec = specScratch{}
+	res := matchResult{matched: ok, index: -1}
+	switch {
+	case err != nil:
+		for _, r := range results {
+			if r.Err != nil {
+				res.index, res.expression = r.Index, r.Expression
+				break
+			}
+		}
+	case !ok && len(results) > 0:
+		last := results[len(results)-1]
+		res.index, res.expression = last.Index, last.Expression
+	}
+	return res, err
+}

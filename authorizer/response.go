@@ -1,0 +1,274 @@
+package authorizer
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"unicode"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "sigs.k8s.io/json"
+	"sigs.k8s.io/yaml"
+)
+
+// This file reads a webhook's answer the way kube-apiserver's REST client
+// does (client-go rest.Request.transformResponse and Result.Into, with the
+// JSON codec of the webhook's scheme), so that every answer, well-formed or
+// not, gives the same decision and, with few exceptions, the same error text:
+//
+//   - a Content-Type that does not parse is an internal error (retried);
+//   - a status outside 200-206 is an API status error built from the code,
+//     the Retry-After header and, for text bodies, the body, unless the body
+//     is a Status object with status Failure, which then is the error;
+//   - an empty 2xx body is an error;
+//   - otherwise the body is decoded as a SubjectAccessReview of the
+//     configured version: apiVersion and kind may be omitted, keys are
+//     case-sensitive, unknown keys are ignored, a duplicate key keeps its
+//     last value, and any other kind or version is an error.
+
+// maxResponseBytes bounds the body read from a webhook. kube-apiserver reads
+// without limit; a SubjectAccessReview is a few hundred bytes.
+const maxResponseBytes = 4 << 20
+
+// maxUnstructuredMessage is client-go's maxUnstructuredResponseTextBytes: the
+// part of a text error body kept in the error message.
+const maxUnstructuredMessage = 2048
+
+// schemeName is the name client-go's scheme gives itself in its errors.
+const schemeName = "pkg/runtime/scheme.go:111"
+
+// decodeReview interprets one HTTP response: its status code, its
+// Content-Type and Retry-After headers and its body.
+func decodeReview(code int, contentType, retryAfter string, body []byte, v1beta1 bool) (reviewStatus, error) {
+	// A body without a Content-Type counts as text in error messages, and is
+	// decoded as the client's own content type, JSON.
+	text := contentType == ""
+	if contentType == "" {
+		contentType = "application/json"
+	}
+	mediaType, _, err := mime.ParseMediaType(contentType)
+	if err != nil {
+		return reviewStatus{}, apierrors.NewInternalError(err)
+	}
+	text = text || strings.HasPrefix(mediaType, "text/")
+	if code != http.StatusSwitchingProtocols && (code < http.StatusOK || code > http.StatusPartialContent) {
+		return reviewStatus{}, responseError(code, text, retryAfter, body)
+	}
+	if len(body) == 0 {
+		return reviewStatus{}, fmt.Errorf("0-length response with status code: %d and content type: %s", code, contentType)
+	}
+	return decodeReviewBody(body, v1beta1)
+}
+
+// responseError is the error of a response outside 200-206.
+func responseError(code int, text bool, retryAfter string, body []byte) error {
+	secs, _ := strconv.Atoi(retryAfter) // an invalid header counts as none
+	message := "unknown"
+	if text {
+		text := body
+		if len(text) > maxUnstructuredMessage {
+			text = text[:maxUnstructuredMessage]
+		}
+		message = strings.TrimSpace(string(text))
+	}
+	generic := apierrors.NewGenericServerResponse(code, http.MethodPost, schema.GroupResource{}, "", message, secs, true)
+	if len(body) == 0 {
+		return generic
+	}
+	// A Status object in the body, with status Failure, is the better error.
+	// The body's apiVersion defaults to v1; client-go's scheme finds Status
+	// whatever the version.
+	p, err := readPayload(body)
+	if err != nil {
+		return generic
+	}
+	gvk := p.gvk
+	if p.proto {
+		if gvk.Version == "" {
+			gvk.Group, gvk.Version = "", "v1"
+		}
+	} else if gvk.Version == "" && gvk.Group == "" {
+		gvk.Version = "v1"
+	}
+	if gvk.Kind != "Status" || gvk.Version == "" {
+		return generic
+	}
+	var status metav1.Status
+	if err := p.decode(&status); err != nil {
+		return generic
+	}
+	if status.Status != metav1.StatusFailure {
+		return generic
+	}
+	return &apierrors.StatusError{ErrStatus: status}
+}
+
+// payload is a body as client-go's universal decoder reads it: JSON (a body
+// that starts with "{"), Kubernetes protobuf (a body that starts with
+// "k8s\x00"), or else YAML, converted to JSON.
+type payload struct {
+	gvk   schema.GroupVersionKind
+	data  []byte // JSON, or the protobuf message inside the envelope
+	proto bool
+}
+
+var protobufPrefix = []byte("k8s\x00")
+
+func readPayload(body []byte) (payload, error) {
+	switch {
+	case isJSONBuffer(body):
+		gvk, err := interpretKind(body)
+		return payload{gvk: gvk, data: body}, err
+	case bytes.HasPrefix(body, protobufPrefix):
+		if len(body) == len(protobufPrefix) {
+			return payload{}, errors.New("empty body")
+		}
+		var unk runtime.Unknown
+		if err := unk.Unmarshal(body[len(protobufPrefix):]); err != nil {
+			return payload{}, err
+		}
+		return payload{gvk: schema.FromAPIVersionAndKind(unk.APIVersion, unk.Kind), data: unk.Raw, proto: true}, nil
+	}
+	js, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		return payload{}, err
+	}
+	gvk, err := interpretKind(js)
+	return payload{gvk: gvk, data: js}, err
+}
+
+// decode unmarshals the payload into obj, a generated API type.
+func (p payload) decode(obj interface {
+	Reset()
+	Unmarshal([]byte) error
+}) error {
+	if p.proto {
+		obj.Reset()
+		return obj.Unmarshal(p.data)
+	}
+	return kjson.UnmarshalCaseSensitivePreserveInts(p.data, obj)
+}
+
+// isJSONBuffer is client-go's test for JSON: "{" after leading white space.
+func isJSONBuffer(b []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeftFunc(b, unicode.IsSpace), []byte("{"))
+}
+
+// typeMeta is the shape client-go's JSON codec first reads a body into, with
+// encoding/json (so these two keys are matched without regard to case); the
+// same type gives the same error texts.
+type typeMeta = struct {
+	// +optional
+	APIVersion string `json:"apiVersion,omitempty"`
+	// +optional
+	Kind string `json:"kind,omitempty"`
+}
+
+func interpretKind(body []byte) (schema.GroupVersionKind, error) {
+	var tm typeMeta
+	if err := json.Unmarshal(body, &tm); err != nil {
+		return schema.GroupVersionKind{}, fmt.Errorf("couldn't get version/kind; json parse error: %v", err)
+	}
+	gv, err := schema.ParseGroupVersion(tm.APIVersion)
+	if err != nil {
+		return schema.GroupVersionKind{}, err
+	}
+	return gv.WithKind(tm.Kind), nil
+}
+
+// decodeReviewBody decodes a 2xx body.
+func decodeReviewBody(body []byte, v1beta1 bool) (reviewStatus, error) {
+	if st, ok := fastDecodeReview(body, v1beta1); ok {
+		return st, nil
+	}
+	return decodeReviewSlow(body, v1beta1)
+}
+
+// decodeReviewSlow decodes a 2xx body step by step as client-go does.
+func decodeReviewSlow(body []byte, v1beta1 bool) (reviewStatus, error) {
+	p, err := readPayload(body)
+	if err != nil {
+		return reviewStatus{}, err
+	}
+	want := authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview")
+	if v1beta1 {
+		want = authorizationv1beta1.SchemeGroupVersion.WithKind("SubjectAccessReview")
+	}
+	// Missing parts come from the type decoded into, as client-go does; the
+	// JSON and protobuf decoders fill them in slightly different ways.
+	gvk := p.gvk
+	if gvk.Kind == "" {
+		gvk.Kind = want.Kind
+	}
+	if p.proto {
+		if gvk.Version == "" {
+			gvk.Group, gvk.Version = want.Group, want.Version
+		}
+	} else {
+		if gvk.Version == "" && gvk.Group == "" {
+			gvk.Group, gvk.Version = want.Group, want.Version
+		}
+		if gvk.Version == "" && gvk.Group == want.Group {
+			gvk.Version = want.Version
+		}
+	}
+	if gvk.Version == "" {
+		//lint:ignore ST1005 apimachinery's exact text
+		return reviewStatus{}, fmt.Errorf("Object 'apiVersion' is missing in '%s'", body)
+	}
+	if gvk != want {
+		return reviewStatus{}, wrongKindError(gvk, want)
+	}
+	if v1beta1 {
+		var sar authorizationv1beta1.SubjectAccessReview
+		if err := p.decode(&sar); err != nil {
+			return reviewStatus{}, err
+		}
+		return reviewStatus{allowed: sar.Status.Allowed, denied: sar.Status.Denied, reason: sar.Status.Reason}, nil
+	}
+	var sar authorizationv1.SubjectAccessReview
+	if err := p.decode(&sar); err != nil {
+		return reviewStatus{}, err
+	}
+	return reviewStatus{allowed: sar.Status.Allowed, denied: sar.Status.Denied, reason: sar.Status.Reason}, nil
+}
+
+// unversionedKinds are found by client-go's scheme whatever the apiVersion.
+var unversionedKinds = map[string]bool{
+	"Status": true, "APIVersions": true, "APIGroupList": true, "APIGroup": true, "APIResourceList": true,
+}
+
+// authorizationKinds are the kinds of the authorization.k8s.io versions.
+var authorizationKinds = map[string]bool{
+	"SubjectAccessReview": true, "SelfSubjectAccessReview": true,
+	"LocalSubjectAccessReview": true, "SelfSubjectRulesReview": true,
+}
+
+// wrongKindError is the error client-go gives for a body of another kind or
+// version than the one expected: a conversion error for a kind its scheme
+// knows, "no kind ... is registered" otherwise. Only the authorization kinds
+// and the unversioned meta kinds are known here; for the other kinds of
+// client-go's scheme the text differs, the outcome (an error) does not.
+func wrongKindError(got, want schema.GroupVersionKind) error {
+	gv := got.GroupVersion()
+	known := unversionedKinds[got.Kind] ||
+		(got.Group == "authorization.k8s.io" && (got.Version == "v1" || got.Version == "v1beta1") && authorizationKinds[got.Kind])
+	if known {
+		from := got.Version
+		if unversionedKinds[got.Kind] {
+			from = "v1"
+		}
+		return fmt.Errorf("converting (%s.%s) to (%s.%s): unknown conversion", from, got.Kind, want.Version, want.Kind)
+	}
+	return fmt.Errorf("no kind %q is registered for version %q in scheme %q", got.Kind, gv.String(), schemeName)
+}
