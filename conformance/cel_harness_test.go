@@ -258,6 +258,9 @@ type celSide struct {
 	// authorizerVars returns fresh authorizer variables and a function
 	// returning the checks they received.
 	authorizerVars func() (map[string]any, func() []string)
+	// compile, if set, replaces env.Compile and gives the environment in
+	// which the expression is then estimated and planned.
+	compile func(expr string) (*cel.Env, *cel.Ast, *cel.Issues)
 	// program, if set, replaces env.Program(ast, programOptions...) +
 	// Eval.
 	eval func(env *cel.Env, ast *cel.Ast, vars map[string]any) (out ref.Val, cost *uint64, programErr, evalErr error)
@@ -346,13 +349,20 @@ func normalizeTypeVars(s string) string { return typeVar.ReplaceAllString(s, "_v
 // run compiles, estimates and evaluates c on one side.
 func (s celSide) run(c celCase) celOutcome {
 	var o celOutcome
-	ast, iss := s.env.Compile(c.expr)
+	env := s.env
+	var ast *cel.Ast
+	var iss *cel.Issues
+	if s.compile != nil {
+		env, ast, iss = s.compile(c.expr)
+	} else {
+		ast, iss = env.Compile(c.expr)
+	}
 	if iss.Err() != nil {
 		o.CompileErr = normalizeTypeVars(iss.Err().Error())
 		return o
 	}
 	o.OutputType = normalizeTypeVars(ast.OutputType().String())
-	if est, err := s.env.EstimateCost(ast, s.estimator); err != nil {
+	if est, err := env.EstimateCost(ast, s.estimator); err != nil {
 		o.Estimate = "error: " + err.Error()
 	} else {
 		o.Estimate = fmt.Sprintf("[%d, %d]", est.Min, est.Max)
@@ -365,9 +375,9 @@ func (s celSide) run(c celCase) celOutcome {
 	var cost *uint64
 	var programErr, evalErr error
 	if s.eval != nil {
-		out, cost, programErr, evalErr = s.eval(s.env, ast, vars)
+		out, cost, programErr, evalErr = s.eval(env, ast, vars)
 	} else {
-		prg, err := s.env.Program(ast, s.programOptions...)
+		prg, err := env.Program(ast, s.programOptions...)
 		if err != nil {
 			programErr = err
 		} else {

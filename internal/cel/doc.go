@@ -23,6 +23,12 @@
 //	prg, _ := planner.NewProgram(ast)
 //	val, cost, err := prg.Eval(ctx, activation)
 //
+// NewEnvOf builds the environment of the standard library and a set of
+// Libraries only; LibrariesOf tells which libraries a parsed expression may
+// need. Checked in the environment of its libraries, an expression gives the
+// same checked AST, errors, costs and results as in the whole environment,
+// at a fraction of the cost of building it.
+//
 // The Authz library asks an Authorizer (a small interface of this package)
 // about AuthorizationAttributes; NewAuthorizerValue and
 // NewResourceCheckValue make the values of the `authorizer` and

@@ -2,8 +2,6 @@ package cel
 
 import (
 	"github.com/google/cel-go/cel"
-	"github.com/google/cel-go/checker"
-	"github.com/google/cel-go/ext"
 	"github.com/google/cel-go/interpreter"
 )
 
@@ -16,44 +14,7 @@ import (
 // several libraries extend (indexOf, isGreaterThan, string, ...), and so of
 // runtime dispatch on dyn values.
 func EnvOptions() []cel.EnvOption {
-	return []cel.EnvOption{
-		// 1.0
-		cel.HomogeneousAggregateLiterals(),
-		cel.EagerlyValidateDeclarations(true),
-		cel.DefaultUTCTimeZone(true),
-		cel.Lib(urlsLibrary{}),
-		cel.Lib(regexLibrary{}),
-		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
-		// 1.27
-		cel.Lib(authzLibrary{}),
-		// 1.28
-		cel.CrossTypeNumericComparisons(true),
-		cel.OptionalTypes(),
-		cel.Lib(quantityLibrary{}),
-		// 1.29
-		cel.ASTValidators(
-			cel.ValidateDurationLiterals(),
-			cel.ValidateTimestampLiterals(),
-			cel.ValidateRegexLiterals(),
-			cel.ValidateHomogeneousAggregateLiterals(),
-		),
-		ext.Strings(ext.StringsVersion(2)),
-		ext.Sets(),
-		// 1.30
-		cel.Lib(ipLibrary{}),
-		cel.Lib(cidrLibrary{}),
-		// 1.31
-		cel.Lib(formatLibrary{}),
-		cel.Lib(authzSelectorsLibrary{}),
-		// 1.32
-		ext.TwoVarComprehensions(),
-		// 1.33
-		cel.Lib(semverLibrary{}),
-		// 1.34
-		ext.Lists(ext.ListsVersion(3)),
-		// 1.37 (Lists version 0 is removed at 1.37)
-		cel.Lib(listsLibrary{}),
-	}
+	return envOptionsOf(AllLibraries)
 }
 
 // ProgramOptions returns the program options of kube-apiserver 1.37's base
