@@ -25,17 +25,40 @@ const MaxAuthorizationMatchConditions = 64
 // the webhook's subjectAccessReviewVersion). It is safe for concurrent use;
 // build one and compile every webhook's conditions with it.
 type AuthorizationCompiler struct {
-	env         *cel.Env
 	parser      *fastParser
-	planner     *planner
-	tracked     *icel.Planner
+	envs        *environments[*authorizationEnv]
 	activations *sync.Pool
 }
 
+// authorizationEnv is the environment of some libraries of the base
+// environment, with the planners of its programs.
+type authorizationEnv struct {
+	env     *cel.Env
+	planner *planner
+	tracked *icel.Planner
+}
+
 // NewAuthorizationCompiler builds the CEL environment for authorization match
-// conditions.
+// conditions: the standard library and `request`, which checks most
+// expressions. The environments of the other libraries, each with the ones
+// an expression calls, are built by the first Compile that needs them (see
+// icel.LibrariesOf): the whole base environment costs several times more to
+// build than most servers need.
 func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
-	env, err := icel.NewEnv(
+	envs := newEnvironments(newAuthorizationEnv)
+	standard, err := envs.get(0)
+	if err != nil {
+		return nil, err
+	}
+	adapter := standard.env.CELTypeAdapter()
+	emptyExtra := map[string]authorizationv1.ExtraValue{}
+	return &AuthorizationCompiler{parser: newStandardFastParser(), envs: envs, activations: &sync.Pool{New: func() any {
+		return &authzActivation{request: newSARValue(adapter, emptyExtra)}
+	}}}, nil
+}
+
+func newAuthorizationEnv(libs icel.Libraries) (*authorizationEnv, error) {
+	env, err := icel.NewEnvOf(libs,
 		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
 		declaredTypes(sarDecl),
 	)
@@ -50,11 +73,7 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
 	}
-	adapter := env.CELTypeAdapter()
-	emptyExtra := map[string]authorizationv1.ExtraValue{}
-	return &AuthorizationCompiler{env: env, parser: newFastParser(env), planner: p, tracked: tracked, activations: &sync.Pool{New: func() any {
-		return &authzActivation{request: newSARValue(adapter, emptyExtra)}
-	}}}, nil
+	return &authorizationEnv{env: env, planner: p, tracked: tracked}, nil
 }
 
 // Compile checks and compiles the expressions of one webhook's
@@ -111,7 +130,10 @@ func (c *AuthorizationCompiler) Compile(expressions []string, fldPath *field.Pat
 }
 
 func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compiledCondition, *field.Error) {
-	checked, iss := compileExpr(c.env, c.parser, expr)
+	e, checked, iss, err := c.check(expr)
+	if err != nil {
+		return nil, field.InternalError(path, err)
+	}
 	// kube-apiserver tests the issues for nil, not for errors.
 	if iss != nil {
 		return nil, field.Invalid(path, expr, "compilation failed: "+iss.String())
@@ -120,7 +142,7 @@ func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compile
 	if checked.OutputType() != cel.BoolType {
 		return nil, field.Invalid(path, expr, fmt.Sprintf("must evaluate to %v but got %v", cel.BoolType, checked.OutputType()))
 	}
-	tracked, err := c.tracked.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
+	tracked, err := e.tracked.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
 	if err != nil {
 		return nil, field.InternalError(path, errors.New("program instantiation failed: "+err.Error()))
 	}
@@ -128,7 +150,33 @@ func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compile
 		expression: expr,
 		uses:       scanSelectors(checked.NativeRep().Expr()),
 		loops:      hasComprehension(checked.NativeRep().Expr()),
-		fast:       c.planner.plan(checked),
+		fast:       e.planner.plan(checked),
 		tracked:    tracked,
 	}, nil
 }
+
+// check parses and checks expr in the smallest environment that checks it
+// as the base environment does.
+func (c *AuthorizationCompiler) check(expr string) (*authorizationEnv, *cel.Ast, *cel.Issues, error) {
+	parsed, ok := c.parser.parse(expr)
+	if !ok {
+		whole, err := c.envs.get(icel.AllLibraries)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		checked, iss := whole.env.Compile(expr)
+		return whole, checked, iss, nil
+	}
+	libs, ok := icel.LibrariesOf(parsed.NativeRep().Expr(), isAuthorizationVariable)
+	if !ok {
+		libs = icel.AllLibraries
+	}
+	e, err := c.envs.get(libs)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	checked, iss := e.env.Check(parsed)
+	return e, checked, iss, nil
+}
+
+func isAuthorizationVariable(name string) bool { return name == sarVarName }

@@ -323,3 +323,38 @@ func TestAuthorizationConcurrentMatch(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Concurrent compilations build each library's environment once and match
+// with conditions from several environments on the same requests.
+func TestAuthorizationConcurrentCompile(t *testing.T) {
+	c, err := NewAuthorizationCompiler()
+	require.NoError(t, err)
+	exprs := []string{
+		"request.user.indexOf('zz') < 0",                           // Strings, Lists
+		"request.groups.sum() == ''",                               // Lists: a type error
+		"request.user.matches('^system:') || request.user == ''",   // standard
+		"lists.range(1).size() == 1",                               // the whole environment
+		"isURL('https://' + request.resourceAttributes.namespace)", // URLs
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			expr := exprs[i%len(exprs)]
+			m, errs := c.Compile([]string{expr}, field.NewPath("matchConditions"))
+			if expr == "request.groups.sum() == ''" {
+				assert.Len(t, errs, 1)
+				return
+			}
+			require.Empty(t, errs, expr)
+			got, err := m.Match(context.Background(), kubeSystemPods)
+			assert.NoError(t, err)
+			assert.True(t, got, expr)
+		}()
+	}
+	wg.Wait()
+	c.envs.mu.Lock()
+	defer c.envs.mu.Unlock()
+	assert.Len(t, c.envs.byLibs, 5, "the standard environment and one for each other set of libraries")
+}

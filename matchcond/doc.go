@@ -5,7 +5,8 @@
 //
 // # Authorization match conditions
 //
-// NewAuthorizationCompiler builds the environment once; Compile checks one
+// NewAuthorizationCompiler builds the environment once (see Compilation for
+// the libraries it builds later); Compile checks one
 // webhook's matchConditions with kube-apiserver's rules and field paths and
 // returns an AuthorizationMatcher; Match evaluates it against a
 // SubjectAccessReviewSpec, Explain also says which condition decided.
@@ -67,9 +68,21 @@
 // relational and arithmetic operators, the macros) are parsed by a parser of
 // this package that builds exactly the AST of cel-go's parser, in a fraction
 // of its time; every other expression, and every syntax error, goes to
-// cel-go's parser. Type checking, cost estimation and planning are
+// cel-go's parser. The parser's AST becomes a cel.Ast without a round trip
+// through protobuf messages. Type checking, cost estimation and planning are
 // cel-go's, in kube-apiserver's environment; the programs share the
 // environment's function bindings instead of copying them each.
+//
+// Authorization conditions are checked in the environment of the standard
+// library, `request`, and only the libraries whose functions the expression
+// calls (internal/cel's LibrariesOf): an environment of every library costs
+// several times more to build than most servers use, and the smaller one
+// gives the same checked AST, types, errors and costs. NewAuthorizationCompiler
+// builds the standard one; each other set of libraries is built by the
+// first expression that needs it, and kept. An expression that names an
+// identifier other than `request` and its comprehension variables (a
+// qualified function such as optional.of or lists.range, a type name) is
+// checked in the whole environment.
 //
 // # Differences from kube-apiserver
 //

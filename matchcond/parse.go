@@ -11,6 +11,8 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/parser"
 	exprpb "google.golang.org/genproto/googleapis/api/expr/v1alpha1"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // A parser for the common subset of CEL.
@@ -41,6 +43,20 @@ func newFastParser(env *cel.Env) *fastParser {
 	return p
 }
 
+// newStandardFastParser parses for the base environment without building
+// it: it expands the standard macros, and leaves an expression that calls a
+// library's macro to cel-go's parser (the key maps to no macro).
+func newStandardFastParser() *fastParser {
+	p := &fastParser{macros: map[string]parser.Macro{}}
+	for _, m := range cel.StandardMacros {
+		p.macros[m.MacroKey()] = m
+	}
+	for _, key := range icel.LibraryMacroKeys() {
+		p.macros[key] = nil
+	}
+	return p
+}
+
 // Limits beyond which cel-go's parser decides (its own limits are higher:
 // 100,000 code points, a recursion depth of 250).
 const (
@@ -64,15 +80,41 @@ func (fp *fastParser) parse(expr string) (*cel.Ast, bool) {
 	if s.failed || s.peek().kind != tokEOF {
 		return nil, false
 	}
-	pe, err := ast.ExprToProto(e)
-	if err != nil {
-		return nil, false
+	return newParsedAst(e, s.info, src), true
+}
+
+// newParsedAst wraps a parsed expression and its source information in a
+// cel.Ast. cel-go builds one from a native AST only from a protobuf
+// ParsedExpr, and converting every node and literal to protobuf messages and
+// back costs more than the parse (and, the first time in a process, about a
+// millisecond of protobuf's lazy initialization). So the ParsedExpr holds
+// only the root's id and the line offsets, and the root and the source
+// positions are then set on the native AST.
+func newParsedAst(e ast.Expr, info *ast.SourceInfo, src common.Source) *cel.Ast {
+	a := cel.ParsedExprToAstWithSource(&exprpb.ParsedExpr{
+		Expr: &exprpb.Expr{Id: e.ID()},
+		SourceInfo: &exprpb.SourceInfo{
+			SyntaxVersion: info.SyntaxVersion(),
+			Location:      info.Description(),
+			LineOffsets:   info.LineOffsets(),
+		},
+	}, src)
+	native := a.NativeRep()
+	native.Expr().SetKindCase(e)
+	to := native.SourceInfo()
+	for id, r := range info.OffsetRanges() {
+		to.SetOffsetRange(id, r)
 	}
-	pi, err := ast.SourceInfoToProto(s.info)
-	if err != nil {
-		return nil, false
+	// The checker may rewrite nodes of the expression: the macro calls get
+	// their own, as a conversion would give them.
+	fac := ast.NewExprFactory()
+	for id, call := range info.MacroCalls() {
+		to.SetMacroCall(id, fac.CopyExpr(call))
 	}
-	return cel.ParsedExprToAstWithSource(&exprpb.ParsedExpr{Expr: pe, SourceInfo: pi}, src), true
+	for _, ext := range info.Extensions() {
+		to.AddExtension(ext)
+	}
+	return a
 }
 
 type tokKind uint8
@@ -560,6 +602,9 @@ func (s *parseState) callOrMacro(opID int64, function string, target ast.Expr, a
 	m, found := s.fp.macros[macroKey(function, strconv.Itoa(len(args)), target != nil)]
 	if !found {
 		m, found = s.fp.macros[macroKey(function, "*", target != nil)]
+	}
+	if found && m == nil {
+		return s.fail() // a library's macro: cel-go's parser expands it
 	}
 	if found {
 		e, err := m.Expander()(&macroHelper{s: s, id: opID}, target, args)

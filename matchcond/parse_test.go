@@ -10,10 +10,57 @@ import (
 	"github.com/stretchr/testify/require"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/testing/protocmp"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // parsedProto is the parsed AST as cel-go serializes it: nodes, ids,
 // offsets, line offsets.
+// wholeEnv is c's environment of every library.
+func wholeEnv(t testing.TB, c *AuthorizationCompiler) *cel.Env {
+	t.Helper()
+	e, err := c.envs.get(icel.AllLibraries)
+	require.NoError(t, err)
+	return e.env
+}
+
+// assertChecksAsWholeEnv compares c's check of expr, in the environment of
+// the libraries it calls, with the whole environment's.
+func assertChecksAsWholeEnv(t testing.TB, c *AuthorizationCompiler, expr string) {
+	t.Helper()
+	_, got, gotIss, err := c.check(expr)
+	require.NoError(t, err)
+	want, wantIss := wholeEnv(t, c).Compile(expr)
+	require.Equal(t, wantIss.String(), gotIss.String(), "%q: issues", expr)
+	if wantIss.Err() != nil {
+		return
+	}
+	wantPB, err := cel.AstToCheckedExpr(want)
+	require.NoError(t, err)
+	gotPB, err := cel.AstToCheckedExpr(got)
+	require.NoError(t, err)
+	if d := cmpProto(wantPB, gotPB); d != "" {
+		t.Fatalf("%q: checked ASTs differ (-whole +smaller):\n%s", expr, d)
+	}
+}
+
+// TestCheckMatchesWholeEnvironment: the environment of the standard library
+// and the libraries an expression calls gives the whole environment's
+// checked AST, types, references and errors.
+func TestCheckMatchesWholeEnvironment(t *testing.T) {
+	c := compiler(t)
+	exprs := append([]string{
+		"request.extra['scopes'].exists(s, s == 'a')", "request.?resourceAttributes.namespace.orValue('') == ''",
+		"request.user.indexOf('a') == 0", "request.groups.indexOf('a') == 0", "request.groups.sum() == 0",
+		"string(request.user) == request.user", "request.user.matches('^a') && request.user.find('a') == 'a'",
+		"isURL(request.user)", "quantity('1').isGreaterThan(quantity('0'))", "request.groups.all(i, g, g != '')",
+		"optional.of(1).hasValue()", "lists.range(2).size() == 2", "request.resourceAttributes.fieldSelector.requirements.size() == 0",
+	}, fastParseCorpus...)
+	for _, expr := range exprs {
+		assertChecksAsWholeEnv(t, c, expr)
+	}
+}
+
 func parsedProto(t testing.TB, a *cel.Ast) proto.Message {
 	t.Helper()
 	pe, err := cel.AstToParsedExpr(a)
@@ -51,7 +98,7 @@ func TestFastParseMatchesCELGo(t *testing.T) {
 	for _, expr := range fastParseCorpus {
 		t.Run(expr, func(t *testing.T) {
 			got, ok := c.parser.parse(expr)
-			want, iss := c.env.Parse(expr)
+			want, iss := wholeEnv(t, c).Parse(expr)
 			if !ok {
 				return // cel-go's parser decides
 			}
@@ -82,8 +129,8 @@ func TestFastParseErrorsMatchCELGo(t *testing.T) {
 	for _, expr := range []string{"request.foo == 1", "request.user == 1", "a.b(c)", "has(request.nope)", "[1, 'a']", "request.groups.exists(g, g.x)"} {
 		a, ok := c.parser.parse(expr)
 		require.True(t, ok, expr)
-		_, got := c.env.Check(a)
-		_, want := c.env.Compile(expr)
+		_, got := wholeEnv(t, c).Check(a)
+		_, want := wholeEnv(t, c).Compile(expr)
 		require.NotNil(t, got, expr)
 		assert.Equal(t, want.String(), got.String(), expr)
 	}
@@ -102,12 +149,13 @@ func FuzzFastParse(f *testing.F) {
 		if !ok {
 			return
 		}
-		want, iss := c.env.Parse(expr)
+		want, iss := wholeEnv(t, c).Parse(expr)
 		if iss.Err() != nil {
 			t.Fatalf("the fast parser accepts %q, cel-go rejects it: %v", expr, iss.Err())
 		}
 		if d := cmpProto(parsedProto(t, want), parsedProto(t, got)); d != "" {
 			t.Fatalf("%q: ASTs differ (-cel-go +fast):\n%s", expr, d)
 		}
+		assertChecksAsWholeEnv(t, c, expr)
 	})
 }
