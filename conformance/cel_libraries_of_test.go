@@ -2,9 +2,12 @@ package conformance
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/google/cel-go/cel"
+	"k8s.io/apiserver/pkg/cel/environment"
+	"k8s.io/apiserver/pkg/cel/library"
 
 	gcel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
@@ -69,4 +72,35 @@ func TestCELLibrariesOfMatchKubeAPIServer(t *testing.T) {
 	if small < len(cases)/2 {
 		t.Errorf("only %d of %d cases took a smaller environment", small, len(cases))
 	}
+}
+
+// TestCELNewExpressionsMatchKubeAPIServer compares the environment in which
+// kube-apiserver checks expressions that a write adds or changes
+// (NewExpressions at its default compatibility version, 1.36) with
+// gcel.NewExpressionsEnv, on the library corpus: the same compile errors
+// (includes() is unknown there), types, results and costs.
+func TestCELNewExpressionsMatchKubeAPIServer(t *testing.T) {
+	kube := kubeSide(t)
+	envSet := environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion())
+	var err error
+	kube.env, err = envSet.NewExpressionsEnv().Extend(celVariables(library.AuthorizerType, library.ResourceCheckType)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := oursSide(t)
+	ours.env, err = gcel.NewExpressionsEnv(celVariables(gcel.AuthorizerType, gcel.ResourceCheckType)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := allLibraryCases()
+	var includes int
+	for _, c := range cases {
+		if strings.Contains(c.expr, "includes(") {
+			includes++
+		}
+	}
+	if includes == 0 {
+		t.Fatal("the corpus no longer calls includes(): the test compares nothing that differs between the environments")
+	}
+	compareCELSides(t, kube, cases, ours)
 }

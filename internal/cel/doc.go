@@ -7,9 +7,12 @@
 // expression in an environment built here, so that an expression is
 // accepted, evaluated and charged exactly as kube-apiserver does.
 //
-// kube-apiserver compiles stored expressions (match conditions, policies)
-// with every library known to its version, whatever the compatibility
-// version; this package therefore has no version switch.
+// kube-apiserver compiles and evaluates stored expressions (match
+// conditions, policies) with every library known to its version, whatever
+// the compatibility version: NewEnv. It checks an expression that a write
+// adds or changes at its compatibility version, 1.36, which lacks 1.37's
+// list function includes(): NewExpressionsEnv. There is no other version
+// switch.
 //
 // # Use
 //

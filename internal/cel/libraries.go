@@ -38,8 +38,10 @@ const (
 
 // envOptionsOf returns the options of the base environment that belong to
 // libs or to no library, in the base environment's order (which is the order
-// of the overloads of functions that several libraries extend).
-func envOptionsOf(libs Libraries) []cel.EnvOption {
+// of the overloads of functions that several libraries extend): of the
+// environment for stored expressions, or with newExpressions of the one for
+// new expressions, at compatibility version 1.36.
+func envOptionsOf(libs Libraries, newExpressions bool) []cel.EnvOption {
 	opts := make([]cel.EnvOption, 0, 24)
 	add := func(lib Libraries, opt cel.EnvOption) {
 		if lib == 0 || libs&lib != 0 {
@@ -53,6 +55,10 @@ func envOptionsOf(libs Libraries) []cel.EnvOption {
 	add(LibraryURLs, cel.Lib(urlsLibrary{}))
 	add(LibraryRegex, cel.Lib(regexLibrary{}))
 	add(0, cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)))
+	// 1.0 to 1.36
+	if newExpressions {
+		add(LibraryLists, cel.Lib(listsLibrary{}))
+	}
 	// 1.27
 	add(LibraryAuthz, cel.Lib(authzLibrary{}))
 	// 1.28
@@ -80,8 +86,10 @@ func envOptionsOf(libs Libraries) []cel.EnvOption {
 	add(LibrarySemver, cel.Lib(semverLibrary{}))
 	// 1.34
 	add(LibraryExtLists, ext.Lists(ext.ListsVersion(3)))
-	// 1.37 (Lists version 0 is removed at 1.37)
-	add(LibraryLists, cel.Lib(listsLibrary{}))
+	// 1.37
+	if !newExpressions {
+		add(LibraryLists, cel.Lib(listsLibrary{withIncludes: true}))
+	}
 	return opts
 }
 
@@ -89,7 +97,18 @@ func envOptionsOf(libs Libraries) []cel.EnvOption {
 // extended with opts. It checks an expression exactly as the whole base
 // environment does when libs holds LibrariesOf the expression.
 func NewEnvOf(libs Libraries, opts ...cel.EnvOption) (*cel.Env, error) {
-	return cel.NewEnv(append(envOptionsOf(libs), opts...)...)
+	return cel.NewEnv(append(envOptionsOf(libs, false), opts...)...)
+}
+
+// NewExpressionsEnv returns the environment in which kube-apiserver 1.37
+// checks an expression that a write adds or changes
+// (environment.NewExpressions at its default compatibility version, 1.36),
+// extended with opts: the base environment, but with the Lists library of
+// 1.36 (no includes(), and its overloads before those of the later
+// libraries). Use it to validate what a client writes; expressions already
+// stored, and evaluation, use NewEnv.
+func NewExpressionsEnv(opts ...cel.EnvOption) (*cel.Env, error) {
+	return cel.NewEnv(append(envOptionsOf(AllLibraries, true), opts...)...)
 }
 
 // librariesDeclaring returns the libraries that declare a function of that

@@ -7,11 +7,14 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 )
 
-// listsLibrary is the kubernetes.lists library at version 1, the only
-// version in kube-apiserver 1.37's stored-expressions environment (version
-// 0, the same without includes, was removed in 1.37): isSorted, sum, min,
-// max, indexOf, lastIndexOf on lists and includes.
-type listsLibrary struct{}
+// listsLibrary is the kubernetes.lists library: isSorted, sum, min, max,
+// indexOf, lastIndexOf on lists, and from version 1 includes. Version 1 is
+// the only one in kube-apiserver 1.37's stored-expressions environment;
+// version 0 was removed in 1.37, and so is the one of its environment for
+// new expressions (compatibility version 1.36).
+type listsLibrary struct {
+	withIncludes bool // version 1
+}
 
 func (listsLibrary) LibraryName() string { return "kubernetes.lists" }
 
@@ -45,7 +48,7 @@ func comparableTypes() []namedType {
 	}
 }
 
-func (listsLibrary) CompileOptions() []cel.EnvOption {
+func (l listsLibrary) CompileOptions() []cel.EnvOption {
 	comparable := comparableTypes()
 	summable := summableTypes()
 	isSortedOverloads := make([]cel.FunctionOpt, 0, len(comparable))
@@ -67,7 +70,7 @@ func (listsLibrary) CompileOptions() []cel.EnvOption {
 			[]*cel.Type{cel.ListType(t.typ)}, t.typ, cel.UnaryBinding(listSum(zero))))
 	}
 	paramA := cel.TypeParamType("A")
-	return []cel.EnvOption{
+	opts := []cel.EnvOption{
 		cel.Function("isSorted", isSortedOverloads...),
 		cel.Function("sum", sumOverloads...),
 		cel.Function("max", maxOverloads...),
@@ -76,9 +79,12 @@ func (listsLibrary) CompileOptions() []cel.EnvOption {
 			[]*cel.Type{cel.ListType(paramA), paramA}, cel.IntType, cel.BinaryBinding(listIndexOf))),
 		cel.Function("lastIndexOf", cel.MemberOverload("list_a_last_index_of_int",
 			[]*cel.Type{cel.ListType(paramA), paramA}, cel.IntType, cel.BinaryBinding(listLastIndexOf))),
-		cel.Function("includes", cel.MemberOverload("list_includes_dyn_dyn",
-			[]*cel.Type{cel.DynType, cel.DynType}, cel.BoolType, cel.BinaryBinding(includes))),
 	}
+	if l.withIncludes {
+		opts = append(opts, cel.Function("includes", cel.MemberOverload("list_includes_dyn_dyn",
+			[]*cel.Type{cel.DynType, cel.DynType}, cel.BoolType, cel.BinaryBinding(includes))))
+	}
+	return opts
 }
 
 func (listsLibrary) ProgramOptions() []cel.ProgramOption { return nil }
