@@ -498,7 +498,8 @@ func TestAdmissionCostBudgetMatchKubeAPIServer(t *testing.T) {
 
 // TestAdmissionMatchConditionCompileErrorsMatchKubeAPIServer compiles bad
 // conditions: they fail at evaluation with kube-apiserver's text, and
-// Validate reports kube-apiserver's compilation errors.
+// Validate reports kube-apiserver's compilation errors, for new and for
+// stored expressions.
 func TestAdmissionMatchConditionCompileErrorsMatchKubeAPIServer(t *testing.T) {
 	bad := []string{
 		"request.foo == 1",
@@ -514,6 +515,9 @@ func TestAdmissionMatchConditionCompileErrorsMatchKubeAPIServer(t *testing.T) {
 		"request.dryRun == 'true'",
 		"request.userInfo.extra['a'] == 'b'",
 		"object.x = 1",
+		// 1.37's includes(): only in the environment of stored expressions.
+		"[1].includes(1)",
+		"[params].includes(object)",
 	}
 	for _, expr := range bad {
 		p := compileAdmissionPair(t, named(expr, "true"), matchcond.AdmissionOptions{Name: "w", Type: "validate"})
@@ -521,25 +525,32 @@ func TestAdmissionMatchConditionCompileErrorsMatchKubeAPIServer(t *testing.T) {
 			kube, ours := p.match(t, c, nil, true)
 			assert.Equal(t, kube, ours, "%q on %s", expr, c.name)
 		}
-		// Validate against kube-apiserver's compiler, with and without params.
+		// Validate against kube-apiserver's compiler, with and without
+		// params, as a new expression and as one already stored.
 		for _, hasParams := range []bool{false, true} {
-			compiler := plugincel.NewCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
-			res := compiler.CompileCELExpression(&matchconditions.MatchCondition{Expression: expr}, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}, environment.StoredExpressions)
-			path := field.NewPath("webhooks").Index(0).Child("matchConditions")
-			c, err := ourAdmissionCompiler()
-			require.NoError(t, err)
-			errs := c.Validate(named(expr), hasParams, path)
-			var want []string
-			if res.Error != nil {
-				exprPath := path.Index(0).Child("expression")
-				switch res.Error.Type {
-				case apiservercel.ErrorTypeInvalid:
-					want = append(want, field.Invalid(exprPath, expr, res.Error.Detail).Error())
-				default:
-					want = append(want, field.InternalError(exprPath, res.Error).Error())
+			for _, envType := range []environment.Type{environment.NewExpressions, environment.StoredExpressions} {
+				compiler := plugincel.NewCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+				res := compiler.CompileCELExpression(&matchconditions.MatchCondition{Expression: expr}, plugincel.OptionalVariableDeclarations{HasParams: hasParams, HasAuthorizer: true}, envType)
+				path := field.NewPath("webhooks").Index(0).Child("matchConditions")
+				c, err := ourAdmissionCompiler()
+				require.NoError(t, err)
+				o := matchcond.AdmissionValidateOptions{HasParams: hasParams}
+				if envType == environment.StoredExpressions {
+					o.Preexisting = []string{expr}
 				}
+				errs := c.Validate(named(expr), o, path)
+				var want []string
+				if res.Error != nil {
+					exprPath := path.Index(0).Child("expression")
+					switch res.Error.Type {
+					case apiservercel.ErrorTypeInvalid:
+						want = append(want, field.Invalid(exprPath, expr, res.Error.Detail).Error())
+					default:
+						want = append(want, field.InternalError(exprPath, res.Error).Error())
+					}
+				}
+				assert.Equal(t, want, errorStrings(errs), "Validate %q (params %v, environment %v)", expr, hasParams, envType)
 			}
-			assert.Equal(t, want, errorStrings(errs), "Validate %q (params %v)", expr, hasParams)
 		}
 	}
 }

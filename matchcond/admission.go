@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -30,10 +29,14 @@ const MaxAdmissionMatchConditions = 64
 // for concurrent use.
 type AdmissionCompiler struct {
 	base *admissionEnv
+	// validation holds the environments of Validate, built when first used.
+	validation *environments[validationEnvKey, *admissionEnv]
+}
 
-	withParamsOnce sync.Once
-	withParams     *admissionEnv
-	withParamsErr  error
+// validationEnvKey names an environment of Validate.
+type validationEnvKey struct {
+	newExpressions bool // otherwise the environment of stored expressions
+	hasParams      bool
 }
 
 // admissionEnv is one admission environment with its planner.
@@ -48,7 +51,19 @@ type admissionEnv struct {
 
 // NewAdmissionCompiler builds the admission environment.
 func NewAdmissionCompiler() (*AdmissionCompiler, error) {
-	env, err := icel.NewEnv(
+	base, err := newAdmissionEnv(icel.NewEnv)
+	if err != nil {
+		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
+	}
+	c := &AdmissionCompiler{base: base}
+	c.validation = newEnvironments(c.newValidationEnv)
+	return c, nil
+}
+
+// newAdmissionEnv builds the admission environment with newEnv (the
+// environment of stored or of new expressions), and opts.
+func newAdmissionEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...cel.EnvOption) (*admissionEnv, error) {
+	env, err := newEnv(append([]cel.EnvOption{
 		cel.Variable(objectVarName, types.DynType),
 		cel.Variable(oldObjectVarName, types.DynType),
 		cel.Variable(namespaceVarName, types.NewObjectType(namespaceTypeName)),
@@ -59,15 +74,36 @@ func NewAdmissionCompiler() (*AdmissionCompiler, error) {
 			func(types.Adapter) *decl { return namespaceDecl() },
 			func(types.Adapter) *decl { return admissionRequestDecl() },
 		),
-	)
+	}, opts...)...)
 	if err != nil {
-		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
+		return nil, err
 	}
 	planner, err := icel.NewPlanner(env)
 	if err != nil {
-		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
+		return nil, err
 	}
-	return &AdmissionCompiler{base: &admissionEnv{env: env, parser: newFastParser(env), planner: planner}}, nil
+	return &admissionEnv{env: env, parser: newFastParser(env), planner: planner}, nil
+}
+
+// newValidationEnv builds an environment of Validate: with params, and
+// without variables, as kube-apiserver validates match conditions.
+func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEnv, error) {
+	if !key.newExpressions && !key.hasParams {
+		return c.base, nil
+	}
+	newEnv := icel.NewEnv
+	if key.newExpressions {
+		newEnv = icel.NewExpressionsEnv
+	}
+	var opts []cel.EnvOption
+	if key.hasParams {
+		opts = append(opts, cel.Variable(paramsVarName, types.DynType))
+	}
+	env, err := newAdmissionEnv(newEnv, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the CEL environment of validation: %w", err)
+	}
+	return env, nil
 }
 
 // policyEnv extends the base environment for one policy: variables, and
@@ -223,35 +259,47 @@ func (m *AdmissionMatcher) CompileErrors() []error {
 	return errs
 }
 
+// AdmissionValidateOptions describe the object whose match conditions
+// Validate checks.
+type AdmissionValidateOptions struct {
+	// HasParams declares params (a policy with a paramKind).
+	HasParams bool
+	// Preexisting are the match condition expressions of the object before
+	// the update being validated (of every webhook of a webhook
+	// configuration), as they were written; none on create.
+	Preexisting []string
+}
+
 // Validate checks the matchConditions of a webhook or policy as
 // kube-apiserver's API validation does (fldPath is the path of the list):
 // at most 64 (Too many, the others still checked); each expression Required
 // when blank, otherwise compiled after trimming spaces, without variables,
-// with params if hasParams: Invalid with kube-apiserver's detail, or an
+// with params if o.HasParams: Invalid with kube-apiserver's detail, or an
 // internal error; each name Required, a qualified name, and unique
 // (Duplicate).
 //
-// kube-apiserver compiles a new expression in the environment of its
-// compatibility version (1.36) and an unchanged one in the full environment;
-// Validate uses the full environment, which also has the list function
-// includes() of 1.37.
-func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchCondition, hasParams bool, fldPath *field.Path) field.ErrorList {
+// An expression is compiled in the environment of new expressions
+// (kube-apiserver's compatibility version, 1.36: no includes() yet), unless
+// it is one of o.Preexisting, which kube-apiserver compiles in the
+// environment of stored expressions so that an update does not fail on what
+// is already stored. As in kube-apiserver, the trimmed expression is looked
+// up among the expressions as written.
+func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchCondition, o AdmissionValidateOptions, fldPath *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(conditions) > MaxAdmissionMatchConditions {
 		errs = append(errs, field.TooMany(fldPath, len(conditions), MaxAdmissionMatchConditions))
 	}
-	env := c.base
-	if hasParams {
-		var err error
-		if env, err = c.paramsEnv(); err != nil {
-			return append(errs, field.InternalError(fldPath, err))
-		}
+	preexisting := make(map[string]bool, len(o.Preexisting))
+	for _, e := range o.Preexisting {
+		preexisting[e] = true
 	}
 	names := map[string]bool{}
 	for i, cond := range conditions {
 		path := fldPath.Index(i)
 		if expr := strings.TrimSpace(cond.Expression); expr == "" {
 			errs = append(errs, field.Required(path.Child("expression"), ""))
+		} else if env, err := c.validation.get(validationEnvKey{newExpressions: !preexisting[expr], hasParams: o.HasParams}); err != nil {
+			errs = append(errs, field.InternalError(path.Child("expression"), err))
 		} else if _, _, err := env.compile(expr, true); err != nil {
 			errs = append(errs, err.fieldError(path.Child("expression"), expr))
 		}
@@ -270,26 +318,6 @@ func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchC
 		}
 	}
 	return errs
-}
-
-// paramsEnv is the base environment with params, and without variables:
-// the environment in which kube-apiserver validates a policy's match
-// conditions.
-func (c *AdmissionCompiler) paramsEnv() (*admissionEnv, error) {
-	c.withParamsOnce.Do(func() {
-		env, err := c.base.env.Extend(cel.Variable(paramsVarName, types.DynType))
-		if err != nil {
-			c.withParamsErr = fmt.Errorf("building the CEL environment with params: %w", err)
-			return
-		}
-		planner, err := icel.NewPlanner(env)
-		if err != nil {
-			c.withParamsErr = fmt.Errorf("building the CEL environment with params: %w", err)
-			return
-		}
-		c.withParams = &admissionEnv{env: env, parser: c.base.parser, planner: planner}
-	})
-	return c.withParams, c.withParamsErr
 }
 
 // fieldError is kube-apiserver's validation error for a compilation error.

@@ -240,7 +240,38 @@ func TestAdmissionValidate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, e := range admissionCompiler(t).Validate(tt.conds, tt.hasParams, path) {
+			for _, e := range admissionCompiler(t).Validate(tt.conds, AdmissionValidateOptions{HasParams: tt.hasParams}, path) {
+				got = append(got, e.Error())
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// includes() is 1.37's: kube-apiserver checks what a write adds or changes
+// at compatibility version 1.36, and accepts what is already stored.
+func TestAdmissionValidateNewAndStoredExpressions(t *testing.T) {
+	path := field.NewPath("webhooks").Index(0).Child("matchConditions")
+	tests := []struct {
+		name        string
+		conds       []admissionregistrationv1.MatchCondition
+		hasParams   bool
+		preexisting []string
+		want        []string
+	}{
+		{name: "a new expression: no includes()", conds: []admissionregistrationv1.MatchCondition{{Name: "a", Expression: "[1].includes(1)"}}, want: []string{
+			"webhooks[0].matchConditions[0].expression: Invalid value: \"[1].includes(1)\": compilation failed: ERROR: <input>:1:13: undeclared reference to 'includes' (in container '')\n | [1].includes(1)\n | ............^",
+		}},
+		{name: "a stored expression: includes()", conds: []admissionregistrationv1.MatchCondition{{Name: "a", Expression: "[1].includes(1)"}}, preexisting: []string{"[1].includes(1)"}},
+		{name: "stored, with params", conds: []admissionregistrationv1.MatchCondition{{Name: "a", Expression: "[params].includes(1)"}}, hasParams: true, preexisting: []string{"[params].includes(1)"}},
+		{name: "the trimmed expression is looked up as written", conds: []admissionregistrationv1.MatchCondition{{Name: "a", Expression: " [1].includes(1)"}}, preexisting: []string{" [1].includes(1)"}, want: []string{
+			"webhooks[0].matchConditions[0].expression: Invalid value: \"[1].includes(1)\": compilation failed: ERROR: <input>:1:13: undeclared reference to 'includes' (in container '')\n | [1].includes(1)\n | ............^",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, e := range admissionCompiler(t).Validate(tt.conds, AdmissionValidateOptions{HasParams: tt.hasParams, Preexisting: tt.preexisting}, path) {
 				got = append(got, e.Error())
 			}
 			assert.Equal(t, tt.want, got)

@@ -26,7 +26,7 @@ const MaxAuthorizationMatchConditions = 64
 // build one and compile every webhook's conditions with it.
 type AuthorizationCompiler struct {
 	parser      *fastParser
-	envs        *environments[*authorizationEnv]
+	envs        *environments[icel.Libraries, *authorizationEnv]
 	activations *sync.Pool
 }
 

@@ -356,5 +356,5 @@ func TestAuthorizationConcurrentCompile(t *testing.T) {
 	wg.Wait()
 	c.envs.mu.Lock()
 	defer c.envs.mu.Unlock()
-	assert.Len(t, c.envs.byLibs, 5, "the standard environment and one for each other set of libraries")
+	assert.Len(t, c.envs.byKey, 5, "the standard environment and one for each other set of libraries")
 }

@@ -113,10 +113,6 @@
 //     gatehouse treats it as null.
 //   - The variables of a policy are iterated (dyn(variables).all(...)) in
 //     declaration order; kube-apiserver's order is random.
-//   - Validate compiles in the environment of kube-apiserver 1.37, which has
-//     the list function includes(); kube-apiserver validates a new
-//     expression in the environment of its compatibility version (1.36),
-//     which lacks it.
 //   - The Authorizer's user is the request's UserInfo; for a request without
 //     a user kube-apiserver passes no user, gatehouse an empty one.
 //   - Compile (authorization) returns no matcher when there are errors; kube-apiserver

@@ -127,7 +127,7 @@ func ExampleAdmissionCompiler_Validate() {
 	errs := compiler.Validate([]admissionregistrationv1.MatchCondition{
 		{Name: "exclude-leases", Expression: "request.resource.resource != 'leases'"},
 		{Name: "exclude-leases", Expression: "object.metadata.name"},
-	}, false, field.NewPath("webhooks").Index(0).Child("matchConditions"))
+	}, matchcond.AdmissionValidateOptions{}, field.NewPath("webhooks").Index(0).Child("matchConditions"))
 	for _, e := range errs {
 		fmt.Println(e)
 	}

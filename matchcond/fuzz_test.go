@@ -111,6 +111,8 @@ func FuzzAdmissionMatch(f *testing.F) {
 		if r.Matches && r.Error != nil {
 			t.Fatalf("a match with an error: %v", r.Error)
 		}
-		_ = c.Validate([]admissionregistrationv1.MatchCondition{{Name: key, Expression: cond}}, true, field.NewPath("matchConditions"))
+		for _, o := range []AdmissionValidateOptions{{HasParams: true}, {Preexisting: []string{cond}}} {
+			_ = c.Validate([]admissionregistrationv1.MatchCondition{{Name: key, Expression: cond}}, o, field.NewPath("matchConditions"))
+		}
 	})
 }
