@@ -233,6 +233,15 @@ func admissionExpressions() []string {
 		"1 / (size(request.userInfo.groups) - size(request.userInfo.groups)) == 0",
 		"lists.range(1000).all(i, i >= 0)",
 		"object.spec.containers.map(c, c.name).join(',') == 'app,sidecar'",
+		// Libraries: gatehouse compiles these in smaller environments.
+		"object.metadata.name.indexOf('e') == 1",
+		"object.metadata.name.matches('^w') && object.metadata.name.find('e') == 'e'",
+		"isURL('https://' + object.metadata.name)",
+		"quantity('1Gi').isGreaterThan(quantity('1Mi'))",
+		"request.userInfo.groups.isSorted()",
+		"[1, 2].includes(2)",
+		"object.spec.containers.all(i, c, c.name != '')",
+		"ip('10.0.0.1').family() == 4",
 	}
 }
 
@@ -417,6 +426,49 @@ func TestAdmissionPolicyMatchConditionsMatchKubeAPIServer(t *testing.T) {
 				kube, ours := p.match(t, c, params, true)
 				assert.Equal(t, kube, ours, "%q on %s with params %T", expr, c.name, params)
 				compared++
+			}
+		}
+	}
+	t.Logf("compared %d expression × request × params triples", compared)
+}
+
+// libraryPolicyVariables are variables that call a few libraries, and no
+// identifier but variables: gatehouse compiles such a policy in the
+// environment of the libraries its expressions call.
+func libraryPolicyVariables() []admissionregistrationv1.Variable {
+	return []admissionregistrationv1.Variable{
+		{Name: "name", Expression: "object != null ? object.metadata.name : oldObject.metadata.name"},
+		{Name: "q", Expression: "quantity(params != null && has(params.data) && has(params.data.limit) ? params.data.limit + 'Mi' : '1Gi')"},
+		{Name: "host", Expression: "url('https://' + variables.name + '.example.com').getHost()"},
+		{Name: "first", Expression: "request.userInfo.groups.indexOf('dev')"},
+		{Name: "sorted", Expression: "request.userInfo.groups.isSorted()"},
+	}
+}
+
+// TestAdmissionPolicyLibrariesMatchKubeAPIServer evaluates policies whose
+// variables and conditions call some libraries, compiled in gatehouse's
+// environment of those libraries only, and policies that call the standard
+// library only.
+func TestAdmissionPolicyLibrariesMatchKubeAPIServer(t *testing.T) {
+	compared := 0
+	for _, expr := range []string{
+		"variables.q.isGreaterThan(quantity('1Mi'))",
+		"variables.host == 'web.example.com'",
+		"variables.host.matches('^w')",
+		"variables.first >= 0",
+		"variables.sorted",
+		"variables.name.lowerAscii() == 'web'",
+		"variables.name == 'web'",
+		"params == null || variables.q.asInteger() > 0",
+	} {
+		for _, vars := range [][]admissionregistrationv1.Variable{libraryPolicyVariables(), libraryPolicyVariables()[:1]} {
+			p := compileAdmissionPair(t, named(expr), matchcond.AdmissionOptions{Policy: true, HasParams: true, Variables: vars, Name: "p", Type: "validate"})
+			for _, c := range admissionCases() {
+				for _, params := range admissionParams() {
+					kube, ours := p.match(t, c, params, true)
+					assert.Equal(t, kube, ours, "%q (%d variables) on %s with params %T", expr, len(vars), c.name, params)
+					compared++
+				}
 			}
 		}
 	}

@@ -28,7 +28,12 @@ const MaxAdmissionMatchConditions = 64
 // params for a policy with a paramKind and variables for a policy. It is safe
 // for concurrent use.
 type AdmissionCompiler struct {
-	base *admissionEnv
+	parser *fastParser
+	// bases holds the admission environments of stored expressions, by the
+	// libraries beside the standard one (see icel.LibrariesOf): a webhook's
+	// or policy's expressions are compiled in the environment of the
+	// libraries they call, built when first needed.
+	bases *environments[icel.Libraries, *admissionEnv]
 	// validation holds the environments of Validate, built when first used.
 	validation *environments[validationEnvKey, *admissionEnv]
 }
@@ -42,21 +47,28 @@ type validationEnvKey struct {
 // admissionEnv is one admission environment with its planner.
 type admissionEnv struct {
 	env     *cel.Env
-	parser  *fastParser
 	planner *icel.Planner
 	// variables is the kubernetes.variables type of a policy's environment,
 	// which gains a field as each variable compiles; nil for webhooks.
 	variables *registeredType
 }
 
-// NewAdmissionCompiler builds the admission environment.
+// NewAdmissionCompiler builds the admission environment of the standard
+// library; those of other libraries are built when an expression first
+// calls them.
 func NewAdmissionCompiler() (*AdmissionCompiler, error) {
-	base, err := newAdmissionEnv(icel.NewEnv)
-	if err != nil {
-		return nil, fmt.Errorf("building the admission CEL environment: %w", err)
-	}
-	c := &AdmissionCompiler{base: base}
+	c := &AdmissionCompiler{parser: newStandardFastParser()}
+	c.bases = newEnvironments(func(libs icel.Libraries) (*admissionEnv, error) {
+		env, err := newAdmissionEnv(func(opts ...cel.EnvOption) (*cel.Env, error) { return icel.NewEnvOf(libs, opts...) })
+		if err != nil {
+			return nil, fmt.Errorf("building the admission CEL environment: %w", err)
+		}
+		return env, nil
+	})
 	c.validation = newEnvironments(c.newValidationEnv)
+	if _, err := c.bases.get(0); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -82,14 +94,14 @@ func newAdmissionEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...ce
 	if err != nil {
 		return nil, err
 	}
-	return &admissionEnv{env: env, parser: newFastParser(env), planner: planner}, nil
+	return &admissionEnv{env: env, planner: planner}, nil
 }
 
 // newValidationEnv builds an environment of Validate: with params, and
 // without variables, as kube-apiserver validates match conditions.
 func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEnv, error) {
 	if !key.newExpressions && !key.hasParams {
-		return c.base, nil
+		return c.bases.get(icel.AllLibraries)
 	}
 	newEnv := icel.NewEnv
 	if key.newExpressions {
@@ -106,9 +118,9 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 	return env, nil
 }
 
-// policyEnv extends the base environment for one policy: variables, and
+// policyEnv extends a base environment for one policy: variables, and
 // params if the policy has a paramKind.
-func (c *AdmissionCompiler) policyEnv(hasParams bool) (*admissionEnv, error) {
+func policyEnv(base *admissionEnv, hasParams bool) (*admissionEnv, error) {
 	variables := &registeredType{celType: types.NewObjectType(variablesTypeName), fields: map[string]*types.FieldType{}}
 	opts := []cel.EnvOption{
 		cel.Variable(variablesVarName, variables.celType),
@@ -117,7 +129,7 @@ func (c *AdmissionCompiler) policyEnv(hasParams bool) (*admissionEnv, error) {
 	if hasParams {
 		opts = append(opts, cel.Variable(paramsVarName, types.DynType))
 	}
-	env, err := c.base.env.Extend(opts...)
+	env, err := base.env.Extend(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 	}
@@ -125,7 +137,55 @@ func (c *AdmissionCompiler) policyEnv(hasParams bool) (*admissionEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 	}
-	return &admissionEnv{env: env, parser: c.base.parser, planner: planner, variables: variables}, nil
+	return &admissionEnv{env: env, planner: planner, variables: variables}, nil
+}
+
+// parsedExpressions are the expressions of one webhook or policy, parsed
+// once to learn the libraries they call.
+type parsedExpressions struct {
+	asts []*cel.Ast // nil where cel-go's parser must parse
+	libs icel.Libraries
+}
+
+func (c *AdmissionCompiler) parseAll(exprs []string, isVariable func(string) bool) parsedExpressions {
+	p := parsedExpressions{asts: make([]*cel.Ast, len(exprs))}
+	for i, expr := range exprs {
+		a := c.parseOrNil(expr)
+		if a == nil {
+			p.libs = icel.AllLibraries
+			continue
+		}
+		libs, ok := icel.LibrariesOf(a.NativeRep().Expr(), isVariable)
+		if !ok {
+			libs = icel.AllLibraries
+		}
+		p.libs |= libs
+		p.asts[i] = a
+	}
+	return p
+}
+
+// parseOrNil parses expr with the fast parser, or returns nil for cel-go's.
+func (c *AdmissionCompiler) parseOrNil(expr string) *cel.Ast {
+	if a, ok := c.parser.parse(expr); ok {
+		return a
+	}
+	return nil
+}
+
+// admissionVariables tells the names that the environment of o declares.
+func admissionVariables(o AdmissionOptions) func(string) bool {
+	return func(name string) bool {
+		switch name {
+		case objectVarName, oldObjectVarName, namespaceVarName, requestVarName, authorizerVarName:
+			return true
+		case variablesVarName:
+			return o.Policy
+		case paramsVarName:
+			return o.Policy && o.HasParams
+		}
+		return false
+	}
 }
 
 // exprError is a compilation error of an admission expression, with
@@ -139,8 +199,15 @@ func (e *exprError) Error() string { return e.detail }
 
 // compile compiles one expression as kube-apiserver's admission compiler
 // does. bool: the expression must evaluate to bool; otherwise any type.
-func (e *admissionEnv) compile(expr string, wantBool bool) (*icel.Program, *types.Type, *exprError) {
-	checked, iss := compileExpr(e.env, e.parser, expr)
+// parsed is the expression parsed, or nil for cel-go's parser.
+func (e *admissionEnv) compile(expr string, parsed *cel.Ast, wantBool bool) (*icel.Program, *types.Type, *exprError) {
+	var checked *cel.Ast
+	var iss *cel.Issues
+	if parsed != nil {
+		checked, iss = e.env.Check(parsed)
+	} else {
+		checked, iss = e.env.Compile(expr)
+	}
 	if iss != nil {
 		return nil, nil, &exprError{field.ErrorTypeInvalid, "compilation failed: " + iss.String()}
 	}
@@ -205,13 +272,26 @@ type admissionCondition struct {
 // reports such errors with their field paths. The error is for an
 // environment that cannot be built.
 func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCondition, o AdmissionOptions) (*AdmissionMatcher, error) {
-	env := c.base
+	var exprs []string
 	if o.Policy {
-		var err error
-		if env, err = c.policyEnv(o.HasParams); err != nil {
+		for _, v := range o.Variables {
+			exprs = append(exprs, v.Expression)
+		}
+	}
+	for _, cond := range conditions {
+		exprs = append(exprs, cond.Expression)
+	}
+	parsed := c.parseAll(exprs, admissionVariables(o))
+	env, err := c.bases.get(parsed.libs)
+	if err != nil {
+		return nil, err
+	}
+	if o.Policy {
+		if env, err = policyEnv(env, o.HasParams); err != nil {
 			return nil, err
 		}
 	}
+	next := 0 // the next expression of parsed
 	m := &AdmissionMatcher{policy: o.Policy, failurePolicy: admissionregistrationv1.Fail}
 	if o.FailurePolicy != nil {
 		m.failurePolicy = *o.FailurePolicy
@@ -219,7 +299,8 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 	if o.Policy {
 		byName := map[string]int{}
 		for _, v := range o.Variables {
-			prg, out, err := env.compile(v.Expression, false)
+			prg, out, err := env.compile(v.Expression, parsed.asts[next], false)
+			next++
 			env.variables.fields[v.Name] = &types.FieldType{Type: variableFieldType(out)}
 			cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: err}
 			// A later variable of the same name replaces an earlier one, as
@@ -235,7 +316,8 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 		m.variableIndex = byName
 	}
 	for _, cond := range conditions {
-		prg, _, err := env.compile(cond.Expression, true)
+		prg, _, err := env.compile(cond.Expression, parsed.asts[next], true)
+		next++
 		m.conditions = append(m.conditions, admissionCondition{name: cond.Name, expression: cond.Expression, program: prg, err: err})
 	}
 	m.instrument(o)
@@ -300,7 +382,7 @@ func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchC
 			errs = append(errs, field.Required(path.Child("expression"), ""))
 		} else if env, err := c.validation.get(validationEnvKey{newExpressions: !preexisting[expr], hasParams: o.HasParams}); err != nil {
 			errs = append(errs, field.InternalError(path.Child("expression"), err))
-		} else if _, _, err := env.compile(expr, true); err != nil {
+		} else if _, _, err := env.compile(expr, c.parseOrNil(expr), true); err != nil {
 			errs = append(errs, err.fieldError(path.Child("expression"), expr))
 		}
 		if cond.Name == "" {

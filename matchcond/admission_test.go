@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	testingclock "k8s.io/utils/clock/testing"
 
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -301,4 +302,39 @@ func TestAdmissionConcurrentMatch(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A policy's expressions are compiled in the environment of the libraries
+// they call; one that calls a library's macro or names a qualified function
+// in the whole environment.
+func TestAdmissionPolicyEnvironmentOfItsLibraries(t *testing.T) {
+	c, err := NewAdmissionCompiler()
+	require.NoError(t, err)
+	tests := []struct {
+		variables []admissionregistrationv1.Variable
+		condition string
+		libs      icel.Libraries
+	}{
+		{[]admissionregistrationv1.Variable{{Name: "n", Expression: "object.metadata.name"}}, "variables.n == 'web'", 0},
+		{[]admissionregistrationv1.Variable{{Name: "q", Expression: "quantity('1Gi')"}}, "variables.q.isGreaterThan(quantity('1Mi'))", icel.LibraryQuantity | icel.LibrarySemver},
+		{[]admissionregistrationv1.Variable{{Name: "h", Expression: "url('https://' + object.metadata.name).getHost()"}}, "variables.h.matches('^w')", icel.LibraryURLs},
+		{[]admissionregistrationv1.Variable{{Name: "i", Expression: "request.userInfo.groups.indexOf('dev')"}}, "variables.i == 0", icel.LibraryStrings | icel.LibraryLists},
+		{[]admissionregistrationv1.Variable{{Name: "r", Expression: "lists.range(2)"}}, "variables.r.size() == 2", icel.AllLibraries},
+		{[]admissionregistrationv1.Variable{{Name: "c", Expression: "object.spec.containers"}}, "variables.c.all(i, c, c.name != '')", icel.AllLibraries},
+	}
+	for _, tt := range tests {
+		t.Run(tt.condition, func(t *testing.T) {
+			m, err := c.Compile(conditions(tt.condition), AdmissionOptions{Policy: true, Variables: tt.variables})
+			require.NoError(t, err)
+			require.Empty(t, m.CompileErrors())
+			r := m.Match(context.Background(), podCreate())
+			assert.True(t, r.Matches, "%+v", r)
+			assert.NoError(t, r.Error)
+			c.bases.mu.Lock()
+			_, built := c.bases.byKey[tt.libs]
+			c.bases.mu.Unlock()
+			assert.True(t, built, "the environment of libraries %b", tt.libs)
+			assert.Equal(t, tt.libs, c.parseAll(append([]string{tt.variables[0].Expression}, tt.condition), admissionVariables(AdmissionOptions{Policy: true})).libs)
+		})
+	}
 }

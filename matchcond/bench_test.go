@@ -101,3 +101,34 @@ func BenchmarkAdmissionMatch(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkNewAdmissionCompiler(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := NewAdmissionCompiler(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkAdmissionCompilePolicy compiles one policy's variables and match
+// conditions, as a server does for each policy it loads.
+func BenchmarkAdmissionCompilePolicy(b *testing.B) {
+	c, err := NewAdmissionCompiler()
+	if err != nil {
+		b.Fatal(err)
+	}
+	conds := []admissionregistrationv1.MatchCondition{
+		{Name: "create", Expression: "request.operation == 'CREATE'"},
+		{Name: "web", Expression: "variables.app == 'web'"},
+		{Name: "dev", Expression: "'dev' in request.userInfo.groups"},
+	}
+	o := AdmissionOptions{Policy: true, HasParams: true, Variables: []admissionregistrationv1.Variable{{Name: "app", Expression: "object.metadata.labels.app"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := c.Compile(conds, o)
+		if err != nil || len(m.CompileErrors()) > 0 {
+			b.Fatal(err, m.CompileErrors())
+		}
+	}
+}

@@ -32,11 +32,11 @@
 //
 // # Admission match conditions
 //
-// NewAdmissionCompiler builds the admission environment once; Compile
-// compiles the matchConditions of one webhook or policy (and a policy's
-// variables) into an AdmissionMatcher, deferring compilation errors to
-// evaluation as kube-apiserver does; Validate reports them with the API's
-// field paths; Match evaluates with the failure policy and metrics of
+// NewAdmissionCompiler builds the admission environment once (see
+// Compilation); Compile compiles the matchConditions of one webhook or policy
+// (and a policy's variables) into an AdmissionMatcher, deferring compilation
+// errors to evaluation as kube-apiserver does; Validate reports them with the
+// API's field paths; Match evaluates with the failure policy and metrics of
 // kube-apiserver's matcher. The variables are object and oldObject (an
 // *unstructured.Unstructured or a typed object), request (the typed
 // AdmissionRequest), namespaceObject (always null in match conditions),
@@ -73,16 +73,20 @@
 // cel-go's, in kube-apiserver's environment; the programs share the
 // environment's function bindings instead of copying them each.
 //
-// Authorization conditions are checked in the environment of the standard
-// library, `request`, and only the libraries whose functions the expression
-// calls (internal/cel's LibrariesOf): an environment of every library costs
-// several times more to build than most servers use, and the smaller one
-// gives the same checked AST, types, errors and costs. NewAuthorizationCompiler
-// builds the standard one; each other set of libraries is built by the
-// first expression that needs it, and kept. An expression that names an
-// identifier other than `request` and its comprehension variables (a
-// qualified function such as optional.of or lists.range, a type name) is
-// checked in the whole environment.
+// Expressions are checked in the environment of the standard library, the
+// variables, and only the libraries whose functions they call (internal/cel's
+// LibrariesOf): an environment of every library costs several times more to
+// build, and to extend for each policy, than most servers use, and the
+// smaller one gives the same checked AST, types, errors and costs. An
+// authorization condition gets the libraries it calls; a webhook's or
+// policy's admission expressions (variables and conditions) share the
+// libraries they call together, so that the variables' types are known to
+// the conditions. The compilers build the standard environment; each other
+// set of libraries is built by the first expression that needs it, and kept.
+// An expression that names an identifier other than the variables and its
+// comprehension variables (a qualified function such as optional.of or
+// lists.range, a type name), or calls a library's macro, is checked in the
+// whole environment. Validate always uses the whole environment.
 //
 // # Differences from kube-apiserver
 //

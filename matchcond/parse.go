@@ -24,28 +24,21 @@ import (
 // the logical, relational and arithmetic operators, the macros) and builds
 // exactly the AST that cel-go's parser builds: the same nodes, in the same
 // order, with the same ids and source offsets, the macros expanded by the
-// environment's own expanders. Anything else (other literals, maps, unary
+// standard macros' expanders. Anything else (other literals, maps, unary
 // minus, comments, non-ASCII text, syntax errors, very deep nesting) is left
 // to cel-go's parser, which then also reports the errors.
 //
 // TestFastParseMatchesCELGo and FuzzFastParse compare the two ASTs.
 
-// fastParser parses for one environment.
+// fastParser parses for the base environment, with its macros by key.
 type fastParser struct {
 	macros map[string]parser.Macro
 }
 
-func newFastParser(env *cel.Env) *fastParser {
-	p := &fastParser{macros: map[string]parser.Macro{}}
-	for _, m := range env.Macros() {
-		p.macros[m.MacroKey()] = m
-	}
-	return p
-}
-
 // newStandardFastParser parses for the base environment without building
 // it: it expands the standard macros, and leaves an expression that calls a
-// library's macro to cel-go's parser (the key maps to no macro).
+// library's macro (two-variable comprehensions, sortBy, optMap) to cel-go's
+// parser: the key maps to no macro.
 func newStandardFastParser() *fastParser {
 	p := &fastParser{macros: map[string]parser.Macro{}}
 	for _, m := range cel.StandardMacros {
@@ -760,13 +753,4 @@ func (h *macroHelper) OffsetLocation(exprID int64) common.Location {
 
 func (h *macroHelper) NewError(exprID int64, message string) *common.Error {
 	return common.NewError(exprID, message, h.OffsetLocation(exprID))
-}
-
-// compileExpr is env.Compile, with the fast parser when it can read expr.
-func compileExpr(env *cel.Env, fp *fastParser, expr string) (*cel.Ast, *cel.Issues) {
-	parsed, ok := fp.parse(expr)
-	if !ok {
-		return env.Compile(expr)
-	}
-	return env.Check(parsed)
 }
