@@ -421,15 +421,23 @@ func TestAdmissionPolicyMatchConditionsMatchKubeAPIServer(t *testing.T) {
 	}
 	for _, expr := range policyExpressions() {
 		p := compileAdmissionPair(t, named(expr), matchcond.AdmissionOptions{Policy: true, HasParams: true, Variables: policyVariables(), Name: "p", Type: "validate"})
-		for _, c := range admissionCases() {
-			for _, params := range admissionParams() {
-				kube, ours := p.match(t, c, params, true)
-				assert.Equal(t, kube, ours, "%q on %s with params %T", expr, c.name, params)
-				compared++
-			}
-		}
+		compared += p.matchEveryCaseAndParams(t, fmt.Sprintf("%q", expr))
 	}
 	t.Logf("compared %d expression × request × params triples", compared)
+}
+
+// matchEveryCaseAndParams compares both sides on every request and params,
+// and returns how many triples it compared.
+func (p admissionPair) matchEveryCaseAndParams(t *testing.T, label string) int {
+	compared := 0
+	for _, c := range admissionCases() {
+		for _, params := range admissionParams() {
+			kube, ours := p.match(t, c, params, true)
+			assert.Equal(t, kube, ours, "%s on %s with params %T", label, c.name, params)
+			compared++
+		}
+	}
+	return compared
 }
 
 // libraryPolicyVariables are variables that call a few libraries, and no
@@ -463,13 +471,7 @@ func TestAdmissionPolicyLibrariesMatchKubeAPIServer(t *testing.T) {
 	} {
 		for _, vars := range [][]admissionregistrationv1.Variable{libraryPolicyVariables(), libraryPolicyVariables()[:1]} {
 			p := compileAdmissionPair(t, named(expr), matchcond.AdmissionOptions{Policy: true, HasParams: true, Variables: vars, Name: "p", Type: "validate"})
-			for _, c := range admissionCases() {
-				for _, params := range admissionParams() {
-					kube, ours := p.match(t, c, params, true)
-					assert.Equal(t, kube, ours, "%q (%d variables) on %s with params %T", expr, len(vars), c.name, params)
-					compared++
-				}
-			}
+			compared += p.matchEveryCaseAndParams(t, fmt.Sprintf("%q (%d variables)", expr, len(vars)))
 		}
 	}
 	t.Logf("compared %d expression × request × params triples", compared)
