@@ -1,8 +1,12 @@
 package gatehouse
 
 import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,15 +24,11 @@ var forbiddenModules = []string{
 	"go.opentelemetry.io/",
 }
 
-// unlinkedRequirements are forbidden modules that the build list cannot
-// avoid, each with the reason. The test proves that no package of them is
-// needed: they are go.mod requirements, never compiled.
-var unlinkedRequirements = map[string]string{
-	// cel-go v0.29.2 links google.golang.org/genproto/googleapis/api for its
-	// expression protos; that module's go.mod (every version of it) requires
-	// grpc, which puts grpc in the module graph. No grpc package is imported.
-	"google.golang.org/grpc": "required by the go.mod of google.golang.org/genproto/googleapis/api (cel-go)",
-}
+// exprProtosVersion is the upstream version of
+// google.golang.org/genproto/googleapis/api whose expr/v1alpha1 package
+// third_party/googleapis-api holds (see its README): the go.mod of every
+// version of that module requires grpc.
+const exprProtosVersion = "v0.0.0-20240826202546-f6391c0de4c7"
 
 func forbidden(path string) bool {
 	for _, bad := range forbiddenModules {
@@ -65,18 +65,63 @@ func TestBuildListHasNoForbiddenModules(t *testing.T) {
 		t.Fatalf("go list -m all printed too little to be a build list: %q", lines)
 	}
 	for _, line := range lines {
-		path := strings.Fields(line)[0]
-		if !forbidden(path) {
+		if path := strings.Fields(line)[0]; forbidden(path) {
+			t.Errorf("the build list contains %s, which the design forbids", line)
+		}
+	}
+}
+
+// TestVendoredExprProtosAreUpstream checks that third_party/googleapis-api,
+// which replaces google.golang.org/genproto/googleapis/api, holds upstream's
+// files unchanged: its LICENSE and the package expr/v1alpha1, and nothing
+// else but its go.mod and README.
+func TestVendoredExprProtosAreUpstream(t *testing.T) {
+	const local = "third_party/googleapis-api"
+	var dl struct{ Dir string }
+	if err := json.Unmarshal([]byte(goTool(t, "mod", "download", "-json", "google.golang.org/genproto/googleapis/api@"+exprProtosVersion)), &dl); err != nil || dl.Dir == "" {
+		t.Fatalf("downloading the upstream module: %v", err)
+	}
+	var files []string
+	err := filepath.WalkDir(local, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(local, path)
+		if err != nil {
+			return err
+		}
+		switch {
+		case rel == "go.mod" || rel == "README.md":
+			return nil
+		case rel != "LICENSE" && filepath.Dir(rel) != filepath.Join("expr", "v1alpha1"):
+			t.Errorf("%s: only upstream's LICENSE and expr/v1alpha1 belong here", path)
+		}
+		files = append(files, rel)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream, err := filepath.Glob(filepath.Join(dl.Dir, "expr", "v1alpha1", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != len(upstream)+1 {
+		t.Errorf("%d files here, upstream has %d in expr/v1alpha1 and a LICENSE", len(files), len(upstream))
+	}
+	for _, rel := range files {
+		ours, err := os.ReadFile(filepath.Join(local, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := os.ReadFile(filepath.Join(dl.Dir, rel))
+		if err != nil {
+			t.Errorf("%s is not upstream's: %v", rel, err)
 			continue
 		}
-		if reason, ok := unlinkedRequirements[path]; ok {
-			why := goTool(t, "mod", "why", "-m", path)
-			if !strings.Contains(why, "main module does not need module "+path) {
-				t.Errorf("%s is in the build list (%s) and a package of it is now needed:\n%s", line, reason, why)
-			}
-			continue
+		if !bytes.Equal(ours, theirs) {
+			t.Errorf("%s differs from upstream %s", rel, exprProtosVersion)
 		}
-		t.Errorf("the build list contains %s, which the design forbids", line)
 	}
 }
 

@@ -40,3 +40,5 @@ require (
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad // indirect
 	sigs.k8s.io/randfill v1.0.0 // indirect
 )
+
+replace google.golang.org/genproto/googleapis/api => ./third_party/googleapis-api
