@@ -102,19 +102,7 @@ func fastWebhook(n *yamlNode, w *WebhookConfiguration) bool {
 			return false
 		}
 	}
-	// The version's defaults, as decoding applies them.
-	if w.AuthorizedTTL.Duration == 0 {
-		w.AuthorizedTTL.Duration = 5 * time.Minute
-	}
-	if w.CacheAuthorizedRequests == nil {
-		w.CacheAuthorizedRequests = newBool(true)
-	}
-	if w.UnauthorizedTTL.Duration == 0 {
-		w.UnauthorizedTTL.Duration = 30 * time.Second
-	}
-	if w.CacheUnauthorizedRequests == nil {
-		w.CacheUnauthorizedRequests = newBool(true)
-	}
+	setWebhookDefaults(w)
 	return true
 }
 

@@ -34,20 +34,17 @@ func targetFor(gvk groupVersionKind) (target, error) {
 		case VersionV1:
 			obj := &wirev1.AuthorizationConfiguration{}
 			return target{obj, func(errs []error) (*Configuration, error) {
-				wirev1.SetDefaults(obj)
-				return orStrictError(fromV1(obj), errs)
+				return orStrictError(withDefaults(fromV1(obj)), errs)
 			}}, nil
 		case VersionV1Beta1:
 			obj := &v1beta1.AuthorizationConfiguration{}
 			return target{obj, func(errs []error) (*Configuration, error) {
-				v1beta1.SetDefaults(obj)
-				return orStrictError(fromV1Beta1(obj), errs)
+				return orStrictError(withDefaults(fromV1Beta1(obj)), errs)
 			}}, nil
 		case VersionV1Alpha1:
 			obj := &v1alpha1.AuthorizationConfiguration{}
 			return target{obj, func(errs []error) (*Configuration, error) {
-				v1alpha1.SetDefaults(obj)
-				return orStrictError(fromV1Alpha1(obj), errs)
+				return orStrictError(withDefaults(fromV1Alpha1(obj)), errs)
 			}}, nil
 		case internalVersion:
 			// Decoded as is into the internal type: no defaults.

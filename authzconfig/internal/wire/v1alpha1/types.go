@@ -5,8 +5,6 @@
 package v1alpha1
 
 import (
-	"time"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -46,33 +44,4 @@ type WebhookConnectionInfo struct {
 // WebhookMatchCondition is the decoding form of a match condition.
 type WebhookMatchCondition struct {
 	Expression string `json:"expression"`
-}
-
-// SetDefaults applies the version's defaults, as decoding in kube-apiserver
-// does: zero TTLs (absent or explicit) become 5m and 30s, and absent cache
-// switches become true.
-func SetDefaults(c *AuthorizationConfiguration) {
-	for i := range c.Authorizers {
-		w := c.Authorizers[i].Webhook
-		if w == nil {
-			continue
-		}
-		if w.AuthorizedTTL.Duration == 0 {
-			w.AuthorizedTTL.Duration = 5 * time.Minute
-		}
-		if w.CacheAuthorizedRequests == nil {
-			w.CacheAuthorizedRequests = newTrue()
-		}
-		if w.UnauthorizedTTL.Duration == 0 {
-			w.UnauthorizedTTL.Duration = 30 * time.Second
-		}
-		if w.CacheUnauthorizedRequests == nil {
-			w.CacheUnauthorizedRequests = newTrue()
-		}
-	}
-}
-
-func newTrue() *bool {
-	t := true
-	return &t
 }
