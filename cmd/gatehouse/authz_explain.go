@@ -128,7 +128,7 @@ Exit status: 0 allowed, 1 not allowed, 2 usage or input error.`,
   gatehouse authz explain --config authz.yaml --webhook-answers answers.yaml \
     --as system:serviceaccount:ci:deployer delete customresourcedefinitions.apiextensions.k8s.io foos.example.com
   gatehouse authz explain --config authz.yaml --as bob get /healthz`,
-		Args: cobra.RangeArgs(2, 3),
+		Args: usageArgs(cobra.RangeArgs(2, 3)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.authzExplain(cmd.Context(), args, o)
 		},

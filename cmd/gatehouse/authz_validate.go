@@ -83,7 +83,7 @@ must be absolute, and they are looked for on this machine only with
 		Example: `  gatehouse authz validate authorization-config.yaml
   gatehouse authz validate -o json deploy/control-plane/
   kustomize build . | gatehouse authz validate -`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.authzValidate(args, o)
 		},

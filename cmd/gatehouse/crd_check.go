@@ -90,7 +90,7 @@ names, versions).`,
 		Example: `  gatehouse crd check config/crd/
   kustomize build config/crd | gatehouse crd check -
   gatehouse crd check -o json crds.yaml`,
-		Args: cobra.MinimumNArgs(1),
+		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.crdCheck(args)
 		},

@@ -113,6 +113,17 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 	return root
 }
 
+// usageArgs wraps a cobra.PositionalArgs so that its error says where to
+// find the usage, as flag errors do.
+func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := check(cmd, args); err != nil {
+			return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
 // kubernetesVersion is the Kubernetes release whose answers gatehouse gives.
 const kubernetesVersion = "1.37"
 
@@ -159,7 +170,7 @@ func (a *app) versionCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print gatehouse's version and the Kubernetes release it follows",
-		Args:  cobra.NoArgs,
+		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := versionReport{SchemaVersion: schemaVersion, Version: version(), Kubernetes: kubernetesVersion, Go: runtime.Version()}
 			return a.emit(r, func(p *printer) {
