@@ -205,9 +205,9 @@ var realworldCRDVerdicts = map[string][]struct {
 	state    string
 	accepted bool
 }{
-	"Azure__aad-pod-identity__crd.yaml": {{"Unapproved", true}, {"Unapproved", true}, {"Unapproved", true}, {"Unapproved", true}},
-	"kcp-dev__kcp__rbac.authorization.k8s.io_clusterrolebindings.yaml": {{"Approved", true}},
-	"kcp-dev__kcp__rbac.authorization.k8s.io_roles.yaml":               {{"Approved", true}},
+	"Azure__aad-pod-identity__crd.yaml":                                                                          {{"Unapproved", true}, {"Unapproved", true}, {"Unapproved", true}, {"Unapproved", true}},
+	"kcp-dev__kcp__rbac.authorization.k8s.io_clusterrolebindings.yaml":                                           {{"Approved", true}},
+	"kcp-dev__kcp__rbac.authorization.k8s.io_roles.yaml":                                                         {{"Approved", true}},
 	"kubernetes-csi__external-snapshot-metadata__cbt.storage.k8s.io_snapshotmetadataservices-no-annotation.yaml": {{"Missing", false}},
 	"kubernetes-csi__external-snapshot-metadata__cbt.storage.k8s.io_snapshotmetadataservices.yaml":               {{"Approved", true}},
 	"kubernetes-csi__external-snapshotter__groupsnapshot.storage.k8s.io_volumegroupsnapshotclasses.yaml":         {{"Approved", true}},

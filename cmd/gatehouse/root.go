@@ -58,9 +58,23 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, eng engines) 
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "gatehouse: %v\n", err)
+		var usage usageError
+		if errors.As(err, &usage) {
+			fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", usage.command)
+		}
 		return exitUsage
 	}
 }
+
+// usageError is a command line that cobra cannot parse: the message tells
+// where to find the usage.
+type usageError struct {
+	err     error
+	command string
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
@@ -96,7 +110,7 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
+		return usageError{err: err, command: cmd.CommandPath()}
 	})
 
 	authz := &cobra.Command{
@@ -118,7 +132,7 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())
+			return usageError{err: err, command: cmd.CommandPath()}
 		}
 		return nil
 	}

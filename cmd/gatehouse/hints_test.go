@@ -1,0 +1,129 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
+)
+
+func TestSingleEquals(t *testing.T) {
+	tests := []struct {
+		expr string
+		want bool
+	}{
+		{`request.resourceAttributes.resource = "x"`, true},
+		{`a=b`, true},
+		{`request.resourceAttributes.resource == "x"`, false},
+		{`a != b && c <= d && e >= f`, false},
+		{`request.user == "a=b"`, false},
+		{`request.user == 'a = b'`, false},
+		{`request.user == "a\" = b"`, false},
+		{`x == 1 || y = 2`, true},
+		{``, false},
+		{`=`, true},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, singleEquals(tt.expr), tt.expr)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	known := webhookFields
+	tests := []struct{ name, want string }{
+		{"authorizedTtl", "authorizedTTL"},
+		{"failurepolicy", "failurePolicy"},
+		{"timout", "timeout"},
+		{"subjectAccessReviewVersions", "subjectAccessReviewVersion"},
+		{"retries", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, nearest(tt.name, known), tt.name)
+	}
+	assert.Equal(t, 3, editDistance("kitten", "sitting"))
+	assert.Equal(t, 0, editDistance("", ""))
+	assert.Equal(t, 4, editDistance("", "abcd"))
+}
+
+func TestIsZeroDuration(t *testing.T) {
+	for _, v := range []any{"0s", "0", "0m", "0h0m0s", float64(0)} {
+		assert.True(t, isZeroDuration(v), "%v", v)
+	}
+	for _, v := range []any{"1ns", "30s", "", "zero", float64(1), true, nil} {
+		assert.False(t, isZeroDuration(v), "%v", v)
+	}
+}
+
+func TestYAMLTagBefore(t *testing.T) {
+	raw := "matchConditions:\n- expression: !('a' in request.groups)\n- expression: \"!('b' in request.groups)\"\n"
+	assert.Equal(t, "!('a'", yamlTagBefore(raw, "in request.groups)"))
+	assert.Equal(t, "", yamlTagBefore(raw, "!('b' in request.groups)"))
+	assert.Equal(t, "", yamlTagBefore(raw, ""))
+}
+
+// TestHintsNeverOnCleanFiles: the valid configurations of the repository
+// get no hint.
+func TestHintsNeverOnCleanFiles(t *testing.T) {
+	for _, f := range []string{
+		rwAuthz + "/gardener__gardener__authz-config-with-seedauthorizer.yaml",
+		rwAuthz + "/telekom__auth-operator__run-authorization-chain-authorization.yaml",
+		expl + "/chain.yaml",
+	} {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		assert.Empty(t, hintsFor(data, nil), filepath.Base(f))
+	}
+}
+
+// FuzzAuthzValidate: any input gives a verdict, without panicking, and the
+// same hints twice.
+func FuzzAuthzValidate(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join(rwAuthz, "*.[jy]*"))
+	require.NoError(f, err)
+	files = append(files, "testdata/validate/early-draft.yaml", "testdata/validate/typo-ttl.yaml", "testdata/validate/wrong-name.yaml")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Add([]byte("authorizers: [{type: Webhook, webhook: {authorizedTTL: 0, connectionInfo: {type: kubeconfigfile}, matchConditions: [{expression: 'request.user.uid = 1'}]}}]"))
+	compiler, err := matchcond.NewAuthorizationCompiler()
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		errs := validateConfig(data, compiler, false)
+		hints := hintsFor(data, errs)
+		assert.Equal(t, hints, hintsFor(data, errs))
+		for _, e := range errs {
+			assert.NotEmpty(t, e.Message)
+		}
+	})
+}
+
+// FuzzParseRequest: any command line gives a request or an error.
+func FuzzParseRequest(f *testing.F) {
+	f.Add("get", "pods", "x", "ns")
+	f.Add("get", "/healthz", "", "")
+	f.Add("delete", "customresourcedefinitions.apiextensions.k8s.io/status", "foo", "")
+	f.Add("", "./", "", "n")
+	f.Fuzz(func(t *testing.T, verb, target, name, ns string) {
+		args := []string{verb, target}
+		if name != "" {
+			args = append(args, name)
+		}
+		a, err := parseRequest(args, explainOptions{user: "u", namespace: ns})
+		if err != nil {
+			return
+		}
+		assert.Equal(t, verb, a.Verb)
+		if a.ResourceRequest {
+			assert.NotEmpty(t, a.Resource)
+		} else {
+			assert.Equal(t, target, a.Path)
+		}
+	})
+}
