@@ -205,21 +205,15 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	if err != nil {
 		return err
 	}
-	if errs := validateConfig(ins[0].data, compiler, false); len(errs) > 0 {
+	compiled, errs := validateConfig(ins[0].data, compiler, false)
+	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {
 			msgs[i] = "  " + indent(e.Message, "  ")
 		}
 		return fmt.Errorf("--config %s: kube-apiserver %s would not start with this configuration (see gatehouse authz validate):\n%s", o.config, kubernetesVersion, strings.Join(msgs, "\n"))
 	}
-	cfg, err := authzconfig.Decode(ins[0].data)
-	if err != nil {
-		return err
-	}
-	compiled, errs := authzconfig.ValidateAndCompile(cfg, authzconfig.ValidateOptions{SkipFileChecks: true, Compiler: compiler})
-	if len(errs) > 0 {
-		return errs.ToAggregate()
-	}
+	cfg := compiled.Configuration
 
 	opts := authorizer.Options{Compiler: compiler, Authorizers: map[string]authorizer.Authorizer{}}
 	for i, ac := range cfg.Authorizers {

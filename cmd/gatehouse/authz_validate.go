@@ -106,7 +106,7 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 			f.Verdict, f.InputError = verdictInputError, in.err.Error()
 			inputErrors = true
 		} else {
-			f.Errors = validateConfig(in.data, compiler, o.checkFiles)
+			_, f.Errors = validateConfig(in.data, compiler, o.checkFiles)
 			f.Hints = hintsFor(in.data, f.Errors)
 			f.Verdict = verdictValid
 			if len(f.Errors) > 0 {
@@ -132,21 +132,26 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 }
 
 // validateConfig checks a configuration file as kube-apiserver 1.37 does at
-// startup (authzconfig.DecodeAndValidate), keeping the errors apart.
-func validateConfig(data []byte, compiler *matchcond.AuthorizationCompiler, checkFiles bool) []kubeError {
+// startup (authzconfig.DecodeAndValidate), keeping the errors apart, and
+// returns the configuration compiled when it passes.
+func validateConfig(data []byte, compiler *matchcond.AuthorizationCompiler, checkFiles bool) (*authzconfig.Compiled, []kubeError) {
 	cfg, err := authzconfig.Decode(data)
 	if err != nil {
-		return []kubeError{{Type: "Decode", Detail: err.Error(), Message: "failed to load AuthorizationConfiguration from file: " + err.Error()}}
+		return nil, []kubeError{{Type: "Decode", Detail: err.Error(), Message: "failed to load AuthorizationConfiguration from file: " + err.Error()}}
 	}
 	opts := authzconfig.ValidateOptions{SkipFileChecks: !checkFiles, Compiler: compiler}
-	if errs := authzconfig.Validate(cfg, opts); len(errs) > 0 {
-		return kubeErrors(errs, false)
+	compiled, errs := authzconfig.ValidateAndCompile(cfg, opts)
+	if len(errs) > 0 {
+		return nil, kubeErrors(errs, false)
 	}
 	// kube-apiserver's own rule, checked only once validation passed: a
 	// non-webhook authorizer is named after its lowercased type. Its message
 	// is the detail alone.
 	opts.RequireTypeNames = true
-	return kubeErrors(authzconfig.Validate(cfg, opts), true)
+	if errs := authzconfig.Validate(cfg, opts); len(errs) > 0 {
+		return nil, kubeErrors(errs, true)
+	}
+	return compiled, []kubeError{}
 }
 
 func kubeErrors(errs field.ErrorList, detailOnly bool) []kubeError {
