@@ -92,6 +92,11 @@ func goldenCases() []goldenCase {
 		{name: "authz-explain-answers-incomplete", args: []string{"authz", "explain", "--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers-incomplete.yaml", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-invalid-config", args: []string{"authz", "explain", "--config", rwAuthz + "/kubernetes__website__blog-structured-authz-beta-nested-webhooks-revised.yaml", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-real-webhook-missing", args: []string{"authz", "explain", "--config", expl + "/chain.yaml", "--as", "alice", "get", "pods"}, exit: 2},
+		{name: "authz-explain-incluster", args: []string{"authz", "explain", "--config", expl + "/incluster.yaml", "--as", "alice", "get", "pods"}, exit: 2},
+		{name: "authz-explain-incluster-answered", args: []string{"authz", "explain", "--config", expl + "/incluster.yaml", "--webhook-answers", expl + "/incluster-answers.yaml", "--as", "mallory", "get", "pods"}, exit: 1},
+		{name: "authz-explain-incluster-stdin", args: []string{"authz", "explain", "--config", "-", "--webhook-answers", expl + "/incluster-answers.yaml", "--as", "alice", "get", "pods"}, stdin: mustRead(expl + "/incluster.yaml")},
+		{name: "help-authz-explain", args: []string{"authz", "explain", "--help"}},
+		{name: "authz-validate-empty-dir", args: []string{"authz", "validate", "testdata/golden"}, exit: 2},
 		{name: "authz-explain-bad-resource", args: append([]string{"authz", "explain", "--as", "alice", "get", "pods/log/x"}, answers...), exit: 2},
 		{name: "authz-explain-path-with-namespace", args: append([]string{"authz", "explain", "--as", "alice", "get", "/healthz", "-n", "dev"}, answers...), exit: 2},
 
@@ -108,6 +113,14 @@ func goldenCases() []goldenCase {
 		{name: "crd-check-stdin", args: []string{"crd", "check", "-"}, stdin: "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: foos.x.k8s.io\n  annotations:\n    api-approved.kubernetes.io: unapproved, testing\nspec:\n  group: x.k8s.io\n"},
 		{name: "crd-check-missing-file", args: []string{"crd", "check", "testdata/nope.yaml"}, exit: 2},
 	}
+}
+
+func mustRead(path string) string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
 }
 
 // runCommand runs a command line in process.

@@ -64,7 +64,7 @@ func readInputs(args []string, stdin io.Reader) []input {
 			return nil
 		})
 		if err == nil && len(found) == 0 {
-			err = fmt.Errorf("no %s file in the directory", strings.Join(inputExtensions, ", "))
+			err = errors.New("no .yaml, .yml or .json file in the directory")
 		}
 		if err != nil {
 			found = append(found, input{name: arg, err: err})
