@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 // The real-world files are copies of the ones the library's packages test
@@ -281,4 +286,34 @@ func keys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestValidateIsDecodeAndValidate: the errors of authz validate, put
+// together as kube-apiserver prints them, are the text of
+// authzconfig.DecodeAndValidate, which gives kube-apiserver's text at
+// startup (its differential tests are in the conformance module).
+func TestValidateIsDecodeAndValidate(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(rwAuthz, "*.[jy]*"))
+	require.NoError(t, err)
+	more, err := filepath.Glob("testdata/validate/*.yaml")
+	require.NoError(t, err)
+	files = append(files, more...)
+	compiler, err := matchcond.NewAuthorizationCompiler()
+	require.NoError(t, err)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		_, got := validateConfig(data, compiler, false)
+		_, want := authzconfig.DecodeAndValidate(data, nil, authzconfig.ValidateOptions{SkipFileChecks: true, Compiler: compiler})
+		if want == nil {
+			assert.Empty(t, got, file)
+			continue
+		}
+		errs := make([]error, len(got))
+		for i, e := range got {
+			errs[i] = errors.New(e.Message)
+		}
+		require.NotEmpty(t, errs, file)
+		assert.Equal(t, want.Error(), utilerrors.NewAggregate(errs).Error(), file)
+	}
 }
