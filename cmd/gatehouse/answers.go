@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,10 +82,11 @@ func (s scriptedWebhook) decide(spec authorizationv1.SubjectAccessReviewSpec) au
 
 // readAnswers reads a file of scripted answers, strictly.
 func readAnswers(path string) (*webhookAnswers, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+	in := readFile(path)
+	if in.err != nil {
+		return nil, in.err
 	}
+	data := in.data
 	var a webhookAnswers
 	if err := yaml.UnmarshalStrict(data, &a); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

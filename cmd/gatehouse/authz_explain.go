@@ -269,9 +269,6 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 		}
 		return fmt.Errorf("--config %s: %w", o.config, err)
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt)
 	defer cancel()
 	trace := authorizer.Explain(ctx, chain, attrs)
