@@ -80,28 +80,36 @@ func (s scriptedWebhook) decide(spec authorizationv1.SubjectAccessReviewSpec) au
 	return authorizationv1.SubjectAccessReviewStatus{}
 }
 
-// readAnswers reads a file of scripted answers, strictly.
+// readAnswers reads a file of scripted answers.
 func readAnswers(path string) (*webhookAnswers, error) {
 	in := readFile(path)
 	if in.err != nil {
 		return nil, in.err
 	}
-	data := in.data
+	a, err := parseAnswers(in.data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
+}
+
+// parseAnswers decodes scripted answers strictly and checks them.
+func parseAnswers(data []byte) (*webhookAnswers, error) {
 	var a webhookAnswers
 	if err := yaml.UnmarshalStrict(data, &a); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i, w := range a.Webhooks {
 		switch {
 		case w.Name == "":
-			return nil, fmt.Errorf("%s: webhooks[%d]: name is required", path, i)
+			return nil, fmt.Errorf("webhooks[%d]: name is required", i)
 		case seen[w.Name]:
-			return nil, fmt.Errorf("%s: webhooks[%d]: webhook %q is answered twice", path, i, w.Name)
+			return nil, fmt.Errorf("webhooks[%d]: webhook %q is answered twice", i, w.Name)
 		case w.Fail != 0 && len(w.Answers) > 0:
-			return nil, fmt.Errorf("%s: webhooks[%d]: fail and answers exclude each other", path, i)
+			return nil, fmt.Errorf("webhooks[%d]: fail and answers exclude each other", i)
 		case w.Fail != 0 && (w.Fail < 400 || w.Fail > 599):
-			return nil, fmt.Errorf("%s: webhooks[%d]: fail must be an HTTP error status (400 to 599), not %d", path, i, w.Fail)
+			return nil, fmt.Errorf("webhooks[%d]: fail must be an HTTP error status (400 to 599), not %d", i, w.Fail)
 		}
 		seen[w.Name] = true
 	}
