@@ -242,6 +242,9 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 		}
 	}
 
+	if o.rbacDir != "" && opts.Authorizers[authzconfig.TypeRBAC] == nil {
+		return fmt.Errorf("--rbac %s: the configuration has no RBAC authorizer", o.rbacDir)
+	}
 	if o.answers != "" {
 		answers, err := readAnswers(o.answers)
 		if err != nil {

@@ -88,6 +88,7 @@ func goldenCases() []goldenCase {
 		{name: "authz-explain-rbac-unavailable", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-rbac-flag-unknown", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", expl, "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-rbac-seam", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", expl, "--as", "alice", "--groups", "readers", "list", "pods", "-n", "dev"}, engines: withRBAC},
+		{name: "authz-explain-rbac-without-rbac", args: append([]string{"authz", "explain", "--rbac", expl, "--as", "alice", "get", "pods"}, answers...), engines: withRBAC, exit: 2},
 		{name: "authz-explain-rbac-needs-dir", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--as", "alice", "get", "pods"}, engines: withRBAC, exit: 2},
 		{name: "authz-explain-answers-incomplete", args: []string{"authz", "explain", "--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers-incomplete.yaml", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-invalid-config", args: []string{"authz", "explain", "--config", rwAuthz + "/kubernetes__website__blog-structured-authz-beta-nested-webhooks-revised.yaml", "--as", "alice", "get", "pods"}, exit: 2},
