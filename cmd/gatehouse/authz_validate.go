@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
@@ -60,6 +62,7 @@ type hint struct {
 type validateOptions struct {
 	checkFiles bool
 	strict     bool
+	reloadOf   string
 }
 
 func (a *app) authzValidateCommand() *cobra.Command {
@@ -79,7 +82,11 @@ change the verdict; --strict makes them count as findings.
 
 The kubeconfig files of webhooks live on the control-plane node: their paths
 must be absolute, and they are looked for on this machine only with
---check-kubeconfig-files.`,
+--check-kubeconfig-files.
+
+kube-apiserver reloads its file when it changes; with --reload-of STARTUP the
+files are checked as such a reload of a server that started with STARTUP, with
+its reload rules. A refused reload leaves the previous configuration in force.`,
 		Example: `  gatehouse authz validate authorization-config.yaml
   gatehouse authz validate -o json deploy/control-plane/
   kustomize build . | gatehouse authz validate -`,
@@ -90,6 +97,7 @@ must be absolute, and they are looked for on this machine only with
 	}
 	cmd.Flags().BoolVar(&o.checkFiles, "check-kubeconfig-files", false, "check that the webhooks' kubeconfig files exist on this machine, as kube-apiserver does on its node")
 	cmd.Flags().BoolVar(&o.strict, "strict", false, "count hints as findings (exit status 1)")
+	cmd.Flags().StringVar(&o.reloadOf, "reload-of", "", "check the files as an automatic reload of a kube-apiserver that started with this configuration file (Node, RBAC and ABAC can be neither added nor removed)")
 	return cmd
 }
 
@@ -97,6 +105,17 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 	compiler, err := matchcond.NewAuthorizationCompiler()
 	if err != nil {
 		return err
+	}
+	var startup *authzconfig.Configuration
+	if o.reloadOf != "" {
+		in := readFile(o.reloadOf)
+		if in.err != nil {
+			return fmt.Errorf("--reload-of: %w", in.err)
+		}
+		startup, err = authzconfig.Decode(in.data)
+		if err != nil {
+			return fmt.Errorf("--reload-of %s: failed to load AuthorizationConfiguration from file: %w", o.reloadOf, err)
+		}
 	}
 	report := validateReport{SchemaVersion: schemaVersion}
 	findings, inputErrors := false, false
@@ -106,7 +125,7 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 			f.Verdict, f.InputError = verdictInputError, in.err.Error()
 			inputErrors = true
 		} else {
-			_, f.Errors = validateConfig(in.data, compiler, o.checkFiles)
+			_, f.Errors = validateConfig(in.data, compiler, o.checkFiles, startup)
 			f.Hints = hintsFor(in.data, f.Errors)
 			f.Verdict = verdictValid
 			if len(f.Errors) > 0 {
@@ -131,10 +150,11 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 	return nil
 }
 
-// validateConfig checks a configuration file as kube-apiserver 1.37 does at
-// startup (authzconfig.DecodeAndValidate), keeping the errors apart, and
-// returns the configuration compiled when it passes.
-func validateConfig(data []byte, compiler *matchcond.AuthorizationCompiler, checkFiles bool) (*authzconfig.Compiled, []kubeError) {
+// validateConfig checks a configuration file as kube-apiserver 1.37 does
+// (authzconfig.DecodeAndValidate) at startup, or, when startup is not nil,
+// on an automatic reload of a server that started with startup, keeping the
+// errors apart. It returns the configuration compiled when it passes.
+func validateConfig(data []byte, compiler *matchcond.AuthorizationCompiler, checkFiles bool, startup *authzconfig.Configuration) (*authzconfig.Compiled, []kubeError) {
 	cfg, err := authzconfig.Decode(data)
 	if err != nil {
 		return nil, []kubeError{{Type: "Decode", Detail: err.Error(), Message: "failed to load AuthorizationConfiguration from file: " + err.Error()}}
@@ -148,10 +168,33 @@ func validateConfig(data []byte, compiler *matchcond.AuthorizationCompiler, chec
 	// non-webhook authorizer is named after its lowercased type. Its message
 	// is the detail alone.
 	opts.RequireTypeNames = true
-	if errs := authzconfig.Validate(cfg, opts); len(errs) > 0 {
-		return nil, kubeErrors(errs, true)
+	names := kubeErrors(authzconfig.Validate(cfg, opts), true)
+	if startup == nil {
+		if len(names) > 0 {
+			return nil, names
+		}
+		return compiled, names
 	}
-	return compiled, []kubeError{}
+	// On reload, kube-apiserver reports the naming errors and the missing
+	// types together, or else a type added since startup: its text says
+	// which, and DecodeAndValidate gives it.
+	opts.RequireTypeNames = false
+	_, err = authzconfig.DecodeAndValidate(data, startup, opts)
+	if err == nil {
+		return compiled, names
+	}
+	list := []error{err}
+	var agg utilerrors.Aggregate
+	if errors.As(err, &agg) {
+		list = agg.Errors()
+	}
+	for i, e := range list {
+		if i < len(names) {
+			continue // the naming errors, already in names
+		}
+		names = append(names, kubeError{Type: "Reload", Detail: e.Error(), Message: e.Error()})
+	}
+	return nil, names
 }
 
 func kubeErrors(errs field.ErrorList, detailOnly bool) []kubeError {

@@ -95,7 +95,7 @@ func FuzzAuthzValidate(f *testing.F) {
 	compiler, err := matchcond.NewAuthorizationCompiler()
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		compiled, errs := validateConfig(data, compiler, false)
+		compiled, errs := validateConfig(data, compiler, false, nil)
 		assert.Equal(t, len(errs) == 0, compiled != nil)
 		hints := hintsFor(data, errs)
 		assert.Equal(t, hints, hintsFor(data, errs))

@@ -291,29 +291,49 @@ func keys[V any](m map[string]V) []string {
 // TestValidateIsDecodeAndValidate: the errors of authz validate, put
 // together as kube-apiserver prints them, are the text of
 // authzconfig.DecodeAndValidate, which gives kube-apiserver's text at
-// startup (its differential tests are in the conformance module).
+// startup and on reload (its differential tests are in the conformance
+// module), for every pair of a file and a startup configuration.
 func TestValidateIsDecodeAndValidate(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(rwAuthz, "*.[jy]*"))
 	require.NoError(t, err)
 	more, err := filepath.Glob("testdata/validate/*.yaml")
 	require.NoError(t, err)
 	files = append(files, more...)
+	files = append(files, expl+"/chain.yaml", expl+"/rbac.yaml", expl+"/incluster.yaml")
 	compiler, err := matchcond.NewAuthorizationCompiler()
 	require.NoError(t, err)
+	startups := []*authzconfig.Configuration{nil}
+	for _, f := range []string{
+		rwAuthz + "/kubernetes__kubernetes__authz-config-test-rbac-only-v1alpha1.yaml",
+		rwAuthz + "/gardener__gardener__authz-config-without-seedauthorizer.yaml",
+		expl + "/chain.yaml",
+		expl + "/incluster.yaml",
+	} {
+		cfg, err := authzconfig.Load(f)
+		require.NoError(t, err)
+		startups = append(startups, cfg)
+	}
+	reloads := 0
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
-		_, got := validateConfig(data, compiler, false)
-		_, want := authzconfig.DecodeAndValidate(data, nil, authzconfig.ValidateOptions{SkipFileChecks: true, Compiler: compiler})
-		if want == nil {
-			assert.Empty(t, got, file)
-			continue
+		for i, startup := range startups {
+			_, got := validateConfig(data, compiler, false, startup)
+			_, want := authzconfig.DecodeAndValidate(data, startup, authzconfig.ValidateOptions{SkipFileChecks: true, Compiler: compiler})
+			if want == nil {
+				assert.Empty(t, got, "%s, startup %d", file, i)
+				continue
+			}
+			errs := make([]error, len(got))
+			for i, e := range got {
+				errs[i] = errors.New(e.Message)
+				if e.Type == "Reload" {
+					reloads++
+				}
+			}
+			require.NotEmpty(t, errs, file)
+			assert.Equal(t, want.Error(), utilerrors.NewAggregate(errs).Error(), "%s, startup %d", file, i)
 		}
-		errs := make([]error, len(got))
-		for i, e := range got {
-			errs[i] = errors.New(e.Message)
-		}
-		require.NotEmpty(t, errs, file)
-		assert.Equal(t, want.Error(), utilerrors.NewAggregate(errs).Error(), file)
 	}
+	assert.NotZero(t, reloads, "some pairs break the reload rules")
 }
