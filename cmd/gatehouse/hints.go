@@ -82,6 +82,8 @@ var misplacedWebhookFields = map[string]string{
 func (h *hinter) root(root map[string]any) {
 	h.unknownFields("", root, topFields, map[string]string{
 		"authorizationMode": "the legacy --authorization-mode has no field here: list the authorizers under authorizers (gatehouse authz migrate translates the flags)",
+		"metadata":          "an AuthorizationConfiguration is a file, not an API object: it has no metadata",
+		"spec":              "an AuthorizationConfiguration has no spec: authorizers is at the top level",
 	})
 	list, _ := root["authorizers"].([]any)
 	for i, item := range list {

@@ -128,3 +128,55 @@ func FuzzParseRequest(f *testing.F) {
 		}
 	})
 }
+
+func TestHintsOfFields(t *testing.T) {
+	tests := []struct {
+		name, data string
+		want       []hint
+	}{
+		{
+			name: "an API object's fields",
+			data: "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nmetadata: {name: x}\nspec:\n  authorizers: []\n",
+			want: []hint{
+				{Field: "metadata", Message: "an AuthorizationConfiguration is a file, not an API object: it has no metadata"},
+				{Field: "spec", Message: "an AuthorizationConfiguration has no spec: authorizers is at the top level"},
+			},
+		},
+		{
+			name: "webhook fields on the authorizer, a near miss, case",
+			data: "authorizers:\n- type: webhook\n  name: w\n  timeout: 3s\n  webhook:\n    failurePolicy: deny\n    authorisedTTL: 1m\n    connectionInfo: {type: kubeconfigfile, kubeconfig: /x}\n",
+			want: []hint{
+				{Field: "authorizers[0].timeout", Message: "timeout belongs under webhook"},
+				{Field: "authorizers[0].type", Message: "types are case-sensitive: Webhook"},
+				{Field: "authorizers[0].webhook.authorisedTTL", Message: "unknown field: did you mean authorizedTTL?"},
+				{Field: "authorizers[0].webhook.failurePolicy", Message: "values are case-sensitive: NoOpinion or Deny"},
+				{Field: "authorizers[0].webhook.connectionInfo.kubeconfig", Message: "the field is kubeConfigFile"},
+				{Field: "authorizers[0].webhook.connectionInfo.type", Message: "values are case-sensitive: KubeConfigFile or InClusterConfig"},
+			},
+		},
+		{
+			name: "Ignore, a user's uid and extra, a named match condition",
+			data: "authorizers:\n- type: Webhook\n  name: w\n  webhook:\n    failurePolicy: Ignore\n    matchConditionSubjectAccessReviewVersion: v1\n    matchConditions:\n    - name: x\n      expression: request.user.uid == '1' && 'a' in request.user.extra\n",
+			want: []hint{
+				{Field: "authorizers[0].webhook.failurePolicy", Message: "Ignore is admission webhooks' word: an authorization webhook's is NoOpinion"},
+				{Field: "authorizers[0].webhook.matchConditions[0].name", Message: "authorization match conditions have no name (admission webhooks' have one)"},
+				{Field: "authorizers[0].webhook.matchConditions[0].expression", Message: "request.user.uid does not exist: request.user is the user name, a string; use request.uid"},
+				{Field: "authorizers[0].webhook.matchConditions[0].expression", Message: "request.user.extra does not exist: request.user is the user name, a string; use request.extra"},
+			},
+		},
+		{
+			name: "a zero TTL with its cache off needs no hint",
+			data: "authorizers:\n- type: Webhook\n  name: w\n  webhook:\n    authorizedTTL: 0s\n    cacheAuthorizedRequests: false\n    unauthorizedTTL: 0\n",
+			want: []hint{
+				{Field: "authorizers[0].webhook.unauthorizedTTL", Message: "a zero TTL is defaulted to 30s, so decisions are still cached: to turn the cache off, set cacheUnauthorizedRequests: false"},
+			},
+		},
+		{name: "not YAML", data: "{", want: []hint{}},
+		{name: "not an object", data: "- a\n- b\n", want: []hint{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, hintsFor([]byte(tt.data), nil))
+		})
+	}
+}
