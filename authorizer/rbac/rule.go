@@ -14,8 +14,8 @@ type rule struct {
 	src *rbacv1.PolicyRule
 
 	anyVerb, anyGroup, anyResource, anyURL bool
-	verbs, groups, resources, names     []string
-	urls                                []string
+	verbs, groups, resources, names        []string
+	urls                                   []string
 	// urlPrefixes are the rule's URLs ending in "*", with every trailing "*"
 	// removed: kube-apiserver matches a path that starts with one.
 	urlPrefixes []string
