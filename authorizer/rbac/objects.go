@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 
 	"github.com/gatehouse-dev/gatehouse/internal/manifest"
@@ -262,6 +263,7 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		if err := unmarshalStrict(doc, &r); err != nil {
 			return err
 		}
+		r.TypeMeta = typeMetaOf(tm)
 		if err := checkMeta(tm.Kind, r.Name, r.Namespace, true); err != nil {
 			return err
 		}
@@ -271,6 +273,7 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		if err := unmarshalStrict(doc, &r); err != nil {
 			return err
 		}
+		r.TypeMeta = typeMetaOf(tm)
 		if err := checkMeta(tm.Kind, r.Name, r.Namespace, true); err != nil {
 			return err
 		}
@@ -280,6 +283,7 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		if err := unmarshalStrict(doc, &r); err != nil {
 			return err
 		}
+		r.TypeMeta = typeMetaOf(tm)
 		if err := checkMeta(tm.Kind, r.Name, r.Namespace, false); err != nil {
 			return err
 		}
@@ -290,6 +294,7 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		if err := unmarshalStrict(doc, &r); err != nil {
 			return err
 		}
+		r.TypeMeta = typeMetaOf(tm)
 		if err := checkMeta(tm.Kind, r.Name, r.Namespace, false); err != nil {
 			return err
 		}
@@ -299,6 +304,12 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		return fmt.Errorf("unsupported kind %s %q: expected Role, ClusterRole, RoleBinding, ClusterRoleBinding or a List of them", tm.Kind, tm.APIVersion)
 	}
 	return nil
+}
+
+// typeMetaOf is the apiVersion and kind of an object, filled in for the
+// items of typed lists, which may leave them out.
+func typeMetaOf(tm typeMeta) metav1.TypeMeta {
+	return metav1.TypeMeta{APIVersion: tm.APIVersion, Kind: tm.Kind}
 }
 
 func checkMeta(kind, name, namespace string, namespaced bool) error {
