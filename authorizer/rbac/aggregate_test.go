@@ -22,7 +22,9 @@ func verbRule(verbs ...string) rbacv1.PolicyRule {
 }
 
 func TestAggregate(t *testing.T) {
-	sel := func(k, v string) metav1.LabelSelector { return metav1.LabelSelector{MatchLabels: map[string]string{k: v}} }
+	sel := func(k, v string) metav1.LabelSelector {
+		return metav1.LabelSelector{MatchLabels: map[string]string{k: v}}
+	}
 	tests := []struct {
 		name    string
 		in      []*rbacv1.ClusterRole
