@@ -19,10 +19,13 @@ import (
 // The rules of an aggregated ClusterRole are those of the ClusterRoles its
 // selectors match, itself excluded: selector after selector, the matching
 // ClusterRoles in name order, each rule once (rules equal field by field,
-// an empty list equal to none). Its own rules are replaced, by nothing if
-// nothing matches. An aggregated ClusterRole that another selects
-// contributes its computed rules: the computation is repeated until nothing
-// changes, as the controller's resyncs converge.
+// an empty list equal to none). They replace its own rules, unless there
+// are none: the controller writes them with a server-side apply that leaves
+// out an empty list, which keeps the rules another field manager wrote (as
+// it does for objects created by kubectl or read from files). An aggregated
+// ClusterRole that another selects contributes its computed rules: the
+// computation is repeated until nothing changes, as the controller's
+// resyncs converge.
 //
 // A selector that is not valid leaves its ClusterRole as given, as the
 // controller fails on it; the error names it. Aggregate gives up after as
@@ -91,7 +94,7 @@ func aggregate(clusterRoles []*rbacv1.ClusterRole) ([]*rbacv1.ClusterRole, []err
 					}
 				}
 			}
-			if rulesEqual(rules, self.Rules) {
+			if len(rules) == 0 || rulesEqual(rules, self.Rules) {
 				continue
 			}
 			c := *self
