@@ -192,3 +192,28 @@ func dedupSubjects(in []rbacv1.Subject) []rbacv1.Subject {
 	}
 	return out
 }
+
+// FuzzRBACMatchesKubeAPIServer is TestRBACMatchesKubeAPIServer on worlds
+// and requests drawn from the fuzzer's seeds.
+func FuzzRBACMatchesKubeAPIServer(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Add(uint64(12), uint64(1))
+	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
+		ctx := context.Background()
+		r := rand.New(rand.NewPCG(s1, s2))
+		objs := genWorld(r)
+		kube := newInformerListers(objs).kubeAPIServerOrdered()
+		az, err := rbac.FromObjects(objs, rbac.Options{SkipAggregation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			a := genRequest(r)
+			wantD, wantReason, wantErr := kube.Authorize(ctx, kubeAttributes(a))
+			gotD, gotReason, gotErr := az.Authorize(ctx, a)
+			if int(gotD) != int(wantD) || gotReason != wantReason || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Fatalf("%s:\nkube-apiserver: %v %q %v\ngatehouse:      %v %q %v\n%s", describeRequest(a), wantD, wantReason, wantErr, gotD, gotReason, gotErr, describeWorld(objs))
+			}
+		}
+	})
+}
