@@ -182,6 +182,22 @@ func withFile(err error, file string) error {
 	return err
 }
 
+// KindError is the error of a document (or List item) that is not an RBAC
+// object, such as a Deployment in a directory of manifests. Decode and Load
+// skip it and return the other objects: a caller that reads a directory of
+// mixed manifests can find these errors (errors.As on each error that the
+// returned error joins, through its DecodeError) and ignore them.
+type KindError struct {
+	APIVersion, Kind string
+}
+
+func (e *KindError) Error() string {
+	if e.APIVersion == apiVersion {
+		return fmt.Sprintf("unsupported kind %s %q: expected Role, ClusterRole, RoleBinding, ClusterRoleBinding or a List of them", e.Kind, e.APIVersion)
+	}
+	return fmt.Sprintf("unsupported kind %s %q: expected RBAC objects (%s)", e.Kind, e.APIVersion, apiVersion)
+}
+
 // typeMeta is the apiVersion and kind of a document.
 type typeMeta struct {
 	APIVersion string `json:"apiVersion"`
@@ -253,7 +269,7 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		if strings.HasPrefix(tm.APIVersion, rbacv1.GroupName+"/") {
 			return fmt.Errorf("unsupported apiVersion %q: RBAC objects are read as %s (v1beta1 and v1alpha1 are no longer served)", tm.APIVersion, apiVersion)
 		}
-		return fmt.Errorf("unsupported kind %s %q: expected RBAC objects (%s)", tm.Kind, tm.APIVersion, apiVersion)
+		return &KindError{APIVersion: tm.APIVersion, Kind: tm.Kind}
 	case kind != "" && tm.Kind != kind:
 		return fmt.Errorf("a %s in a %sList", tm.Kind, kind)
 	}
@@ -301,7 +317,7 @@ func decodeObject(doc []byte, kind string, out *Objects) error {
 		r.Namespace = ""
 		out.ClusterRoleBindings = append(out.ClusterRoleBindings, &r)
 	default:
-		return fmt.Errorf("unsupported kind %s %q: expected Role, ClusterRole, RoleBinding, ClusterRoleBinding or a List of them", tm.Kind, tm.APIVersion)
+		return &KindError{APIVersion: tm.APIVersion, Kind: tm.Kind}
 	}
 	return nil
 }

@@ -48,6 +48,8 @@ items:
 			wantErr: `document 1 (line 2): unsupported apiVersion "rbac.authorization.k8s.io/v1beta1": RBAC objects are read as rbac.authorization.k8s.io/v1 (v1beta1 and v1alpha1 are no longer served)`},
 		{name: "another kind", input: "---\n" + `{apiVersion: v1, kind: ConfigMap, metadata: {name: a}}`,
 			wantErr: `document 1 (line 2): unsupported kind ConfigMap "v1": expected RBAC objects (rbac.authorization.k8s.io/v1)`},
+		{name: "another kind of the group", input: "---\n" + `{apiVersion: rbac.authorization.k8s.io/v1, kind: Policy, metadata: {name: a}}`,
+			wantErr: `document 1 (line 2): unsupported kind Policy "rbac.authorization.k8s.io/v1": expected Role, ClusterRole, RoleBinding, ClusterRoleBinding or a List of them`},
 		{name: "no kind", input: "---\n" + `{metadata: {name: a}}`, wantErr: `document 1 (line 2): apiVersion and kind are required`},
 		{name: "no name", input: "---\n" + `{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole}`, wantErr: `document 1 (line 2): ClusterRole: metadata.name is required`},
 		{name: "no namespace", input: "---\n" + `{apiVersion: rbac.authorization.k8s.io/v1, kind: Role, metadata: {name: a}}`, wantErr: `document 1 (line 2): Role "a": metadata.namespace is required`},
@@ -103,6 +105,10 @@ func TestLoad(t *testing.T) {
 	objs, err = Load(dir, bad)
 	assert.EqualError(t, err, bad+`: document 1 (line 1): unsupported kind Secret "v1": expected RBAC objects (rbac.authorization.k8s.io/v1)`)
 	assert.Equal(t, 14, objs.Len())
+
+	var kindErr *KindError
+	require.ErrorAs(t, err, &kindErr)
+	assert.Equal(t, KindError{APIVersion: "v1", Kind: "Secret"}, *kindErr)
 
 	_, err = Load(filepath.Join(dir, "absent"))
 	assert.ErrorIs(t, err, os.ErrNotExist)
