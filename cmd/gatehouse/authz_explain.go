@@ -31,6 +31,9 @@ type explainReport struct {
 	// Steps are the authorizers asked, in order; those after the one that
 	// decided are not listed.
 	Steps []explainStep `json:"steps"`
+	// Notes are the documents of --rbac skipped because they are not RBAC
+	// objects.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // explainRequest is the request explained.
@@ -94,7 +97,7 @@ type explainOptions struct {
 	namespace string
 	version   string
 	answers   string
-	rbacDir   string
+	rbac      []string
 }
 
 func (a *app) authzExplainCommand() *cobra.Command {
@@ -120,8 +123,9 @@ milliseconds), cache and failure policy.
 
 AlwaysAllow and AlwaysDeny are built in. Node has no opinion on users who are
 not nodes, as in kube-apiserver; for a node's own requests it needs the
-cluster's objects, and the command stops with a usage error. RBAC needs its
-engine (--rbac DIR, when this build has it); ABAC is not supported.
+cluster's objects, and the command stops with a usage error. RBAC decides over
+the objects of --rbac DIR (other kinds of documents there are skipped, with a
+note); ABAC is not supported.
 
 Exit status: 0 allowed, 1 not allowed, 2 usage or input error.`,
 		Example: `  gatehouse authz explain --config authz.yaml --as alice --groups dev get pods -n dev
@@ -142,9 +146,7 @@ Exit status: 0 allowed, 1 not allowed, 2 usage or input error.`,
 	f.StringVarP(&o.namespace, "namespace", "n", "", "the namespace of a resource request")
 	f.StringVar(&o.version, "api-version", "", "the API version of a resource request (empty: any)")
 	f.StringVar(&o.answers, "webhook-answers", "", "a file of scripted answers of the webhooks, instead of calling them")
-	if a.engines.RBAC != nil {
-		f.StringVar(&o.rbacDir, "rbac", "", "a directory of Roles, ClusterRoles, RoleBindings and ClusterRoleBindings for the RBAC authorizer")
-	}
+	f.StringSliceVar(&o.rbac, "rbac", nil, "the Roles, ClusterRoles, RoleBindings and ClusterRoleBindings of the RBAC authorizer: files or directories, comma-separated or repeated (other kinds are skipped)")
 	_ = cmd.MarkFlagRequired("config")
 	_ = cmd.MarkFlagRequired("as")
 	return cmd
@@ -216,21 +218,21 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	cfg := compiled.Configuration
 
 	opts := authorizer.Options{Compiler: compiler, Authorizers: map[string]authorizer.Authorizer{}}
+	var rbacObjects *rbacSet
 	for i, ac := range cfg.Authorizers {
 		where := fmt.Sprintf("authorizers[%d] (%s %q)", i, ac.Type, ac.Name)
 		switch ac.Type {
 		case authzconfig.TypeRBAC:
-			if a.engines.RBAC == nil {
-				return fmt.Errorf("%s: this build of gatehouse cannot evaluate RBAC yet (its engine, package authorizer/rbac, is not part of it), so it cannot explain a chain with an RBAC authorizer", where)
-			}
-			if o.rbacDir == "" {
+			if len(o.rbac) == 0 {
 				return fmt.Errorf("%s: give the RBAC objects with --rbac DIR", where)
 			}
-			rbac, err := a.engines.RBAC(o.rbacDir)
-			if err != nil {
-				return fmt.Errorf("--rbac %s: %w", o.rbacDir, err)
+			if rbacObjects == nil {
+				rbacObjects, err = loadRBAC(o.rbac, a.stdin)
+				if err != nil {
+					return fmt.Errorf("--rbac %s: %w", strings.Join(o.rbac, ","), err)
+				}
 			}
-			opts.Authorizers[authzconfig.TypeRBAC] = rbac
+			opts.Authorizers[authzconfig.TypeRBAC] = rbacObjects.authorizer
 		case authzconfig.TypeNode:
 			opts.Authorizers[authzconfig.TypeNode] = nodeAuthorizer()
 		case authzconfig.TypeABAC:
@@ -242,8 +244,8 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 		}
 	}
 
-	if o.rbacDir != "" && opts.Authorizers[authzconfig.TypeRBAC] == nil {
-		return fmt.Errorf("--rbac %s: the configuration has no RBAC authorizer", o.rbacDir)
+	if len(o.rbac) > 0 && rbacObjects == nil {
+		return fmt.Errorf("--rbac %s: the configuration has no RBAC authorizer", strings.Join(o.rbac, ","))
 	}
 	if o.answers != "" {
 		answers, err := readAnswers(o.answers)
@@ -288,6 +290,9 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 		Reason:        trace.Reason,
 		Error:         errorText(trace.Err),
 		Steps:         steps(trace.Steps),
+	}
+	if rbacObjects != nil {
+		report.Notes = rbacObjects.notes
 	}
 	switch {
 	case report.Allowed:
@@ -378,6 +383,14 @@ func (r explainReport) text(p *printer, trace *authorizer.Trace) {
 	lines := strings.SplitN(trace.String(), "\n", 2)
 	if len(lines) == 2 {
 		p.linef("%s", lines[1])
+	}
+	printNotes(p, r.Notes)
+}
+
+// printNotes writes the notes of a report, one a line.
+func printNotes(p *printer, notes []string) {
+	for _, n := range notes {
+		p.block(p.paint(yellow, "note: "), n)
 	}
 }
 

@@ -56,7 +56,7 @@ authorizers:
 		{[]string{"--as", "bob", "get", "pods", "-n", "dev"}, exitFindings, "Deny", "no"},
 	}
 	for _, tt := range tests {
-		stdout, stderr, exit := runCommand(append([]string{"authz", "explain", "-o", "json", "--config", config}, tt.args...), "", engines{})
+		stdout, stderr, exit := runCommand(append([]string{"authz", "explain", "-o", "json", "--config", config}, tt.args...), "")
 		require.Empty(t, stderr)
 		assert.Equal(t, tt.exit, exit)
 		var report explainReport

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/gatehouse-dev/gatehouse/authorizer"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden with the output of the commands")
@@ -26,7 +24,6 @@ type goldenCase struct {
 	name    string
 	args    []string
 	stdin   string
-	engines engines
 	// exit is the expected exit status, checked also when updating.
 	exit int
 }
@@ -35,27 +32,10 @@ const (
 	rwAuthz = "testdata/realworld/authorization-config"
 	rwCRDs  = "testdata/realworld/crds-protected-groups"
 	expl    = "testdata/explain"
+	rbacDir = "testdata/rbac"
 )
 
-// testRBAC stands in for package authorizer/rbac in the tests of the seam
-// through which it is wired in (engines.RBAC): it allows get and list of
-// pods to the group "readers", and says which directory it was given.
-func testRBAC(dir string) (authorizer.Authorizer, error) {
-	if _, err := os.Stat(dir); err != nil {
-		return nil, err
-	}
-	return authorizer.Func(func(_ context.Context, a *authorizer.Attributes) (authorizer.Decision, string, error) {
-		for _, g := range a.User.Groups {
-			if g == "readers" && a.Resource == "pods" && (a.Verb == "get" || a.Verb == "list") {
-				return authorizer.DecisionAllow, "readers may read pods (test RBAC over " + filepath.ToSlash(dir) + ")", nil
-			}
-		}
-		return authorizer.DecisionNoOpinion, "", nil
-	}), nil
-}
-
 func goldenCases() []goldenCase {
-	withRBAC := engines{RBAC: testRBAC}
 	answers := []string{"--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers.yaml"}
 	return []goldenCase{
 		{name: "help", args: []string{"--help"}},
@@ -89,11 +69,31 @@ func goldenCases() []goldenCase {
 		{name: "authz-explain-webhook-down-yaml", args: []string{"authz", "explain", "-o", "yaml", "--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers-down.yaml", "--as", "alice", "--groups", "developers", "get", "pods/log", "-n", "dev", "web-0"}, exit: 1},
 		{name: "authz-explain-node-user", args: append([]string{"authz", "explain", "--as", "system:node:", "--groups", "system:nodes", "get", "secrets", "-n", "dev", "db"}, answers...), exit: 1},
 		{name: "authz-explain-node-graph", args: append([]string{"authz", "explain", "--as", "system:node:worker-1", "--groups", "system:nodes", "get", "secrets", "-n", "dev", "db"}, answers...), exit: 2},
-		{name: "authz-explain-rbac-unavailable", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--as", "alice", "get", "pods"}, exit: 2},
-		{name: "authz-explain-rbac-flag-unknown", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", expl, "--as", "alice", "get", "pods"}, exit: 2},
-		{name: "authz-explain-rbac-seam", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", expl, "--as", "alice", "--groups", "readers", "list", "pods", "-n", "dev"}, engines: withRBAC},
-		{name: "authz-explain-rbac-without-rbac", args: append([]string{"authz", "explain", "--rbac", expl, "--as", "alice", "get", "pods"}, answers...), engines: withRBAC, exit: 2},
-		{name: "authz-explain-rbac-needs-dir", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--as", "alice", "get", "pods"}, engines: withRBAC, exit: 2},
+		{name: "authz-explain-rbac", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", rbacDir, "--as", "jane", "--groups", "developers,system:authenticated", "list", "pods", "-n", "dev"}},
+		{name: "authz-explain-rbac-json", args: []string{"authz", "explain", "-o", "json", "--config", expl + "/rbac.yaml", "--rbac", rbacDir, "--as", "eve", "delete", "pods", "-n", "dev"}, exit: 1},
+		{name: "authz-explain-rbac-without-rbac", args: append([]string{"authz", "explain", "--rbac", rbacDir, "--as", "alice", "get", "pods"}, answers...), exit: 2},
+		{name: "authz-explain-rbac-needs-dir", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--as", "alice", "get", "pods"}, exit: 2},
+		{name: "authz-explain-rbac-bad-dir", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", "testdata/rbac-bad", "--as", "alice", "get", "pods"}, exit: 2},
+
+		{name: "help-rbac-can-i", args: []string{"rbac", "can-i", "--help"}},
+		{name: "rbac-can-i-yes", args: []string{"rbac", "can-i", "--as", "jane", "--groups", "developers", "get", "pods/log", "web-0", "-n", "dev", "-f", rbacDir}},
+		{name: "rbac-can-i-no", args: []string{"rbac", "can-i", "--as", "jane", "--groups", "developers", "delete", "pods", "-n", "dev", "-f", rbacDir}, exit: 1},
+		{name: "rbac-can-i-service-account-json", args: []string{"rbac", "can-i", "-o", "json", "--as", "system:serviceaccount:dev:deployer", "patch", "deployments.apps/scale", "web", "-n", "dev", "-f", rbacDir}},
+		{name: "rbac-can-i-resource-name-yaml", args: []string{"rbac", "can-i", "-o", "yaml", "--as", "system:serviceaccount:dev:deployer", "get", "secrets", "db", "-n", "dev", "-f", rbacDir}, exit: 1},
+		{name: "rbac-can-i-path", args: []string{"rbac", "can-i", "--as", "bob", "--groups", "system:authenticated", "get", "/healthz/etcd", "-f", rbacDir}},
+		{name: "rbac-can-i-missing-role", args: []string{"rbac", "can-i", "--as", "eve", "get", "pods", "-f", rbacDir}, exit: 1},
+		{name: "rbac-can-i-list", args: []string{"rbac", "can-i", "--list", "--as", "jane", "--groups", "developers,system:authenticated", "-n", "dev", "-f", rbacDir}},
+		{name: "rbac-can-i-list-json", args: []string{"rbac", "can-i", "--list", "-o", "json", "--as", "eve", "-f", rbacDir}},
+		{name: "rbac-can-i-stdin", args: []string{"rbac", "can-i", "--as", "alice", "get", "configmaps", "-n", "dev", "-f", "-"}, stdin: mustRead(rbacDir + "/apps/web.yaml") + "---\n" + mustRead(rbacDir + "/base/aggregated-roles.yaml")},
+		{name: "rbac-can-i-bad-dir", args: []string{"rbac", "can-i", "--as", "alice", "get", "pods", "-f", "testdata/rbac-bad"}, exit: 2},
+		{name: "rbac-can-i-no-objects", args: []string{"rbac", "can-i", "--as", "alice", "get", "pods", "-f", expl + "/rbac.yaml"}, exit: 2},
+		{name: "rbac-can-i-missing-files", args: []string{"rbac", "can-i", "--as", "alice", "get", "pods"}, exit: 2},
+		{name: "rbac-can-i-list-with-request", args: []string{"rbac", "can-i", "--list", "--as", "alice", "get", "pods", "-f", rbacDir}, exit: 2},
+		{name: "help-rbac-who-can", args: []string{"rbac", "who-can", "--help"}},
+		{name: "rbac-who-can", args: []string{"rbac", "who-can", "list", "pods", "-n", "dev", "-f", rbacDir}},
+		{name: "rbac-who-can-json", args: []string{"rbac", "who-can", "-o", "json", "update", "deployments.apps", "web", "-n", "dev", "-f", rbacDir}},
+		{name: "rbac-who-can-path-yaml", args: []string{"rbac", "who-can", "-o", "yaml", "get", "/readyz", "-f", rbacDir}},
+		{name: "rbac-who-can-bad-resource", args: []string{"rbac", "who-can", "get", "pods/log/x", "-f", rbacDir}, exit: 2},
 		{name: "authz-explain-answers-incomplete", args: []string{"authz", "explain", "--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers-incomplete.yaml", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-invalid-config", args: []string{"authz", "explain", "--config", rwAuthz + "/kubernetes__website__blog-structured-authz-beta-nested-webhooks-revised.yaml", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-real-webhook-missing", args: []string{"authz", "explain", "--config", expl + "/chain.yaml", "--as", "alice", "get", "pods"}, exit: 2},
@@ -129,9 +129,9 @@ func mustRead(path string) string {
 }
 
 // runCommand runs a command line in process.
-func runCommand(args []string, stdin string, eng engines) (stdout, stderr string, exit int) {
+func runCommand(args []string, stdin string) (stdout, stderr string, exit int) {
 	var out, errOut bytes.Buffer
-	exit = run(args, strings.NewReader(stdin), &out, &errOut, eng)
+	exit = run(args, strings.NewReader(stdin), &out, &errOut)
 	return out.String(), errOut.String(), exit
 }
 
@@ -154,7 +154,7 @@ func TestGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			require.False(t, seen[c.name], "duplicate case")
 			seen[c.name] = true
-			stdout, stderr, exit := runCommand(c.args, c.stdin, c.engines)
+			stdout, stderr, exit := runCommand(c.args, c.stdin)
 			got := goldenText(c, stdout, stderr, exit)
 			path := filepath.Join("testdata", "golden", c.name+".golden")
 			if *update {
@@ -184,16 +184,16 @@ func TestGolden(t *testing.T) {
 // TestVersion checks gatehouse version and --version; their output depends
 // on the build, so it is not golden.
 func TestVersion(t *testing.T) {
-	stdout, stderr, exit := runCommand([]string{"version"}, "", engines{})
+	stdout, stderr, exit := runCommand([]string{"version"}, "")
 	assert.Equal(t, 0, exit)
 	assert.Empty(t, stderr)
 	assert.Regexp(t, `^gatehouse \S+.* \(answers of Kubernetes 1\.37, go1\.\d+.*\)\n$`, stdout)
 
-	stdout, _, exit = runCommand([]string{"version", "-o", "json"}, "", engines{})
+	stdout, _, exit = runCommand([]string{"version", "-o", "json"}, "")
 	assert.Equal(t, 0, exit)
 	assert.Contains(t, stdout, `"kubernetes": "1.37"`)
 
-	stdout, _, exit = runCommand([]string{"--version"}, "", engines{})
+	stdout, _, exit = runCommand([]string{"--version"}, "")
 	assert.Equal(t, 0, exit)
 	assert.True(t, strings.HasPrefix(stdout, "gatehouse version "), stdout)
 }
@@ -201,13 +201,13 @@ func TestVersion(t *testing.T) {
 // TestCompletion checks that cobra's shell completion is there.
 func TestCompletion(t *testing.T) {
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
-		stdout, stderr, exit := runCommand([]string{"completion", shell}, "", engines{})
+		stdout, stderr, exit := runCommand([]string{"completion", shell}, "")
 		assert.Equal(t, 0, exit, shell)
 		assert.Empty(t, stderr, shell)
 		assert.Contains(t, stdout, "gatehouse", shell)
 	}
 	// Completion of -o values.
-	stdout, _, exit := runCommand([]string{"__complete", "crd", "check", "-o", ""}, "", engines{})
+	stdout, _, exit := runCommand([]string{"__complete", "crd", "check", "-o", ""}, "")
 	assert.Equal(t, 0, exit)
 	assert.Equal(t, []string{"text", "json", "yaml"}, strings.Fields(strings.Split(stdout, ":")[0]))
 }
@@ -231,6 +231,6 @@ func TestNoColorOffTerminal(t *testing.T) {
 
 func TestExitStatusOfErrors(t *testing.T) {
 	assert.True(t, errors.Is(errFindings, errFindings))
-	_, _, exit := runCommand([]string{"authz", "validate", rwAuthz + "/gardener__gardener__authz-config-with-seedauthorizer.yaml"}, "", engines{})
+	_, _, exit := runCommand([]string{"authz", "validate", rwAuthz + "/gardener__gardener__authz-config-with-seedauthorizer.yaml"}, "")
 	assert.Equal(t, exitOK, exit)
 }

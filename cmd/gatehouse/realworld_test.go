@@ -154,7 +154,7 @@ func TestRealworldAuthzValidate(t *testing.T) {
 	for _, name := range files {
 		t.Run(name, func(t *testing.T) {
 			want := realworldAuthz[name]
-			stdout, stderr, exit := runCommand([]string{"authz", "validate", "-o", "json", filepath.Join(rwAuthz, name)}, "", engines{})
+			stdout, stderr, exit := runCommand([]string{"authz", "validate", "-o", "json", filepath.Join(rwAuthz, name)}, "")
 			require.Empty(t, stderr)
 			var report validateReport
 			require.NoError(t, json.Unmarshal([]byte(stdout), &report))
@@ -238,7 +238,7 @@ func TestRealworldCRDCheck(t *testing.T) {
 	for _, name := range files {
 		t.Run(name, func(t *testing.T) {
 			want := realworldCRDVerdicts[name]
-			stdout, stderr, exit := runCommand([]string{"crd", "check", "-o", "json", filepath.Join(rwCRDs, name)}, "", engines{})
+			stdout, stderr, exit := runCommand([]string{"crd", "check", "-o", "json", filepath.Join(rwCRDs, name)}, "")
 			require.Empty(t, stderr)
 			var report crdReport
 			require.NoError(t, json.Unmarshal([]byte(stdout), &report))

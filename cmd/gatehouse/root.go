@@ -34,7 +34,6 @@ var errInput = errors.New("input error")
 type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	engines        engines
 	// output is the -o flag: text, json or yaml.
 	output string
 	// color is the --color flag: auto, always or never.
@@ -42,8 +41,8 @@ type app struct {
 }
 
 // run runs the command line args and returns the exit status.
-func run(args []string, stdin io.Reader, stdout, stderr io.Writer, eng engines) int {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, engines: eng}
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -124,7 +123,12 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		Short: "CustomResourceDefinitions in protected API groups",
 	}
 	crd.AddCommand(a.crdCheckCommand())
-	root.AddCommand(authz, crd, a.versionCommand())
+	rbacCmd := &cobra.Command{
+		Use:   "rbac",
+		Short: "Roles, ClusterRoles, RoleBindings and ClusterRoleBindings: who may do what",
+	}
+	rbacCmd.AddCommand(a.rbacCanICommand(), a.rbacWhoCanCommand())
+	root.AddCommand(authz, crd, rbacCmd, a.versionCommand())
 	return root
 }
 

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestRBACGitOpsDirectory runs can-i and who-can over testdata/rbac, laid
+// out as a GitOps repository: RBAC objects mixed with Namespaces,
+// ServiceAccounts and Deployments, in nested directories, with an aggregated
+// ClusterRole, a List, and a binding to a role that does not exist.
+func TestRBACGitOpsDirectory(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		allowed bool
+		binding string // the allowing binding, namespace/name or name
+	}{
+		{"aggregated role through a group", []string{"--as", "jane", "--groups", "developers", "watch", "statefulsets.apps", "-n", "dev"}, true, "dev/developers-view"},
+		{"aggregated role through a user in a List", []string{"--as", "alice", "get", "services", "-n", "dev"}, true, "dev/developers-view"},
+		{"RoleBinding does not reach another namespace", []string{"--as", "alice", "get", "services", "-n", "prod"}, false, ""},
+		{"view role does not write", []string{"--as", "alice", "update", "deployments.apps", "-n", "dev"}, false, ""},
+		{"service account of the binding's namespace", []string{"--as", "system:serviceaccount:dev:deployer", "update", "deployments.apps", "web", "-n", "dev"}, true, "dev/deployer"},
+		{"service account of another namespace", []string{"--as", "system:serviceaccount:prod:deployer", "update", "deployments.apps", "web", "-n", "dev"}, false, ""},
+		{"resource name allowed", []string{"--as", "system:serviceaccount:dev:deployer", "get", "secrets", "web-tls", "-n", "dev"}, true, "dev/deployer"},
+		{"resource name not listed", []string{"--as", "system:serviceaccount:dev:deployer", "list", "secrets", "-n", "dev"}, false, ""},
+		{"cluster-admin everywhere", []string{"--as", "root", "--groups", "platform-admins", "delete", "nodes", "n1"}, true, "platform-admins"},
+		{"non-resource prefix", []string{"--as", "bob", "--groups", "system:authenticated", "get", "/healthz/ping"}, true, "health-readers"},
+		{"non-resource verb", []string{"--as", "bob", "--groups", "system:authenticated", "post", "/healthz"}, false, ""},
+		{"binding to a missing role", []string{"--as", "eve", "get", "pods", "-n", "dev"}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, exit := runCommand(append([]string{"rbac", "can-i", "-o", "json", "-f", rbacDir}, tt.args...), "")
+			require.Empty(t, stderr)
+			var r canIReport
+			require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+			assert.Equal(t, tt.allowed, r.Allowed)
+			if tt.allowed {
+				assert.Equal(t, exitOK, exit)
+				require.NotNil(t, r.AllowedBy)
+				b := r.AllowedBy.Binding.Name
+				if r.AllowedBy.Binding.Namespace != "" {
+					b = r.AllowedBy.Binding.Namespace + "/" + b
+				}
+				assert.Equal(t, tt.binding, b)
+			} else {
+				assert.Equal(t, exitFindings, exit)
+				assert.Nil(t, r.AllowedBy)
+			}
+			assert.Len(t, r.Notes, 3, "the Namespace, ServiceAccount and Deployment are skipped")
+		})
+	}
+}
+
+// TestRBACWhoCanAgreesWithCanI: each subject who-can lists (but
+// system:masters, which RBAC does not see) is allowed by can-i, through the
+// binding who-can names.
+func TestRBACWhoCanAgreesWithCanI(t *testing.T) {
+	requests := [][]string{
+		{"list", "pods", "-n", "dev"},
+		{"patch", "deployments.apps/scale", "web", "-n", "dev"},
+		{"get", "/readyz"},
+		{"delete", "secrets", "-n", "prod"},
+	}
+	for _, req := range requests {
+		stdout, _, exit := runCommand(append([]string{"rbac", "who-can", "-o", "json", "-f", rbacDir}, req...), "")
+		require.Equal(t, exitOK, exit, req)
+		var r whoCanReport
+		require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+		require.NotEmpty(t, r.Grants, req)
+		assert.Equal(t, "system:masters", r.Subjects[0].Name)
+		for _, g := range r.Grants {
+			for _, s := range g.Subjects {
+				as := []string{"--as", s.Name}
+				switch s.Kind {
+				case "Group":
+					as = []string{"--as", "someone", "--groups", s.Name}
+				case "ServiceAccount":
+					as = []string{"--as", "system:serviceaccount:" + g.Binding.Namespace + ":" + s.Name}
+				}
+				_, _, exit := runCommand(append(append([]string{"rbac", "can-i", "-f", rbacDir}, as...), req...), "")
+				assert.Equal(t, exitOK, exit, "%v as %v", req, as)
+			}
+		}
+	}
+}
+
+// TestRBACInputErrors: a bad RBAC document is an input error (exit 2), not
+// skipped; so is a directory without RBAC objects, or an RBAC object of a
+// version kube-apiserver no longer serves.
+func TestRBACInputErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(text), 0o644))
+		return p
+	}
+	tests := []struct {
+		name, text, want string
+	}{
+		{"not yaml", "kind: [", "document 1"},
+		{"duplicate", "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: a}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: a}\n", `"a"`},
+		{"v1beta1", "apiVersion: rbac.authorization.k8s.io/v1beta1\nkind: Role\nmetadata: {name: a, namespace: b}\n", "v1beta1"},
+		{"no namespace", "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: a}\n", "namespace"},
+		{"only other kinds", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n", "no Role, ClusterRole"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := write(string(rune('a'+i))+".yaml", tt.text)
+			for _, args := range [][]string{
+				{"rbac", "can-i", "--as", "x", "get", "pods", "-f", p},
+				{"rbac", "who-can", "get", "pods", "-f", p},
+				{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", p, "--as", "x", "get", "pods"},
+			} {
+				stdout, stderr, exit := runCommand(args, "")
+				assert.Equal(t, exitUsage, exit, args)
+				assert.Empty(t, stdout, args)
+				assert.Contains(t, stderr, tt.want, args)
+			}
+		})
+	}
+}
