@@ -12,7 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden with the output of the commands")
@@ -21,9 +20,9 @@ var update = flag.Bool("update", false, "rewrite the golden files of testdata/go
 // holds: the command, its standard output, its standard error and its exit
 // status.
 type goldenCase struct {
-	name    string
-	args    []string
-	stdin   string
+	name  string
+	args  []string
+	stdin string
 	// exit is the expected exit status, checked also when updating.
 	exit int
 }
@@ -84,7 +83,7 @@ func goldenCases() []goldenCase {
 		{name: "rbac-can-i-missing-role", args: []string{"rbac", "can-i", "--as", "eve", "get", "pods", "-f", rbacDir}, exit: 1},
 		{name: "rbac-can-i-list", args: []string{"rbac", "can-i", "--list", "--as", "jane", "--groups", "developers,system:authenticated", "-n", "dev", "-f", rbacDir}},
 		{name: "rbac-can-i-list-json", args: []string{"rbac", "can-i", "--list", "-o", "json", "--as", "eve", "-f", rbacDir}},
-		{name: "rbac-can-i-stdin", args: []string{"rbac", "can-i", "--as", "alice", "get", "configmaps", "-n", "dev", "-f", "-"}, stdin: mustRead(rbacDir + "/apps/web.yaml") + "---\n" + mustRead(rbacDir + "/base/aggregated-roles.yaml")},
+		{name: "rbac-can-i-stdin", args: []string{"rbac", "can-i", "--as", "alice", "get", "configmaps", "-n", "dev", "-f", "-"}, stdin: mustRead(rbacDir+"/apps/web.yaml") + "---\n" + mustRead(rbacDir+"/base/aggregated-roles.yaml")},
 		{name: "rbac-can-i-bad-dir", args: []string{"rbac", "can-i", "--as", "alice", "get", "pods", "-f", "testdata/rbac-bad"}, exit: 2},
 		{name: "rbac-can-i-no-objects", args: []string{"rbac", "can-i", "--as", "alice", "get", "pods", "-f", expl + "/rbac.yaml"}, exit: 2},
 		{name: "rbac-can-i-missing-files", args: []string{"rbac", "can-i", "--as", "alice", "get", "pods"}, exit: 2},

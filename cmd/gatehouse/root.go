@@ -82,8 +82,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "kube-apiserver 1.37's verdicts on authorization configurations, requests and CRDs, offline",
 		Long: `gatehouse gives, offline, the verdicts kube-apiserver 1.37 gives: whether it
 starts with an AuthorizationConfiguration, what its authorizer chain decides
-for a request, which file replaces the legacy --authorization-* flags, and
-whether CRDs in protected API groups are accepted.
+for a request, whom RBAC allows what, which file replaces the legacy
+--authorization-* flags, and whether CRDs in protected API groups are accepted.
 
 Inputs are files, directories (their .yaml, .yml and .json files, recursively)
 or "-" for standard input. Output is text, or -o json / -o yaml with a stable
