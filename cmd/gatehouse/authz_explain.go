@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -193,6 +194,9 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	attrs, err := parseRequest(args, o)
 	if err != nil {
 		return err
+	}
+	if o.config == "-" && slices.Contains(o.rbac, "-") {
+		return errors.New("--config and --rbac cannot both read standard input")
 	}
 	ins := readInputs([]string{o.config}, a.stdin)
 	if len(ins) != 1 || ins[0].err != nil {

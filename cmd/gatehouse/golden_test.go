@@ -72,6 +72,7 @@ func goldenCases() []goldenCase {
 		{name: "authz-explain-rbac-json", args: []string{"authz", "explain", "-o", "json", "--config", expl + "/rbac.yaml", "--rbac", rbacDir, "--as", "eve", "delete", "pods", "-n", "dev"}, exit: 1},
 		{name: "authz-explain-rbac-without-rbac", args: append([]string{"authz", "explain", "--rbac", rbacDir, "--as", "alice", "get", "pods"}, answers...), exit: 2},
 		{name: "authz-explain-rbac-needs-dir", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--as", "alice", "get", "pods"}, exit: 2},
+		{name: "authz-explain-rbac-stdin-twice", args: []string{"authz", "explain", "--config", "-", "--rbac", "-", "--as", "alice", "get", "pods"}, exit: 2},
 		{name: "authz-explain-rbac-bad-dir", args: []string{"authz", "explain", "--config", expl + "/rbac.yaml", "--rbac", "testdata/rbac-bad", "--as", "alice", "get", "pods"}, exit: 2},
 
 		{name: "help-rbac-can-i", args: []string{"rbac", "can-i", "--help"}},

@@ -126,3 +126,38 @@ func TestRBACInputErrors(t *testing.T) {
 		})
 	}
 }
+
+// FuzzRBACObjects: any stream of documents given to rbac can-i and who-can
+// gives an answer (exit status 0 or 1, a JSON report) or an input error
+// (exit status 2, nothing on standard output), without panicking; and a
+// user who-can lists is allowed by can-i.
+func FuzzRBACObjects(f *testing.F) {
+	files, err := filepath.Glob(filepath.Join(rbacDir, "*", "*.yaml"))
+	require.NoError(f, err)
+	files = append(files, "testdata/rbac-bad/v1beta1.yaml", "../../examples/quickstart/rbac.yaml")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Add([]byte(`{"apiVersion":"v1","kind":"List","items":[{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"x"},"roleRef":{"kind":"ClusterRole","name":"y"},"subjects":[{"kind":"User","name":"u"}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		stdout, _, exit := runCommand([]string{"rbac", "who-can", "-o", "json", "-f", "-", "get", "pods", "-n", "ns"}, string(data))
+		if exit == exitUsage {
+			assert.Empty(t, stdout)
+			return
+		}
+		require.Equal(t, exitOK, exit)
+		var r whoCanReport
+		require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+		for _, g := range r.Grants {
+			for _, s := range g.Subjects {
+				if s.Kind != "User" || s.Name == "" {
+					continue
+				}
+				stdout, _, exit := runCommand([]string{"rbac", "can-i", "-o", "json", "-f", "-", "--as", s.Name, "get", "pods", "-n", "ns"}, string(data))
+				assert.Equal(t, exitOK, exit, stdout)
+			}
+		}
+	})
+}
