@@ -233,24 +233,23 @@ func (a *app) rbacList(set *rbacSet, o *canIOptions) error {
 	return a.emit(r, r.text)
 }
 
-// text writes the rules as kubectl auth can-i --list does: one row a rule,
-// resources as resource.group.
+// text writes the rules in the columns of kubectl auth can-i --list: a row
+// for each resource (resource.group) of a rule, in the order of the rules,
+// then a row for each non-resource rule.
 func (r rulesReport) text(p *printer) {
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(tw, "Resources\tNon-Resource URLs\tResource Names\tVerbs")
 	for _, rule := range r.ResourceRules {
-		var resources []string
 		for _, res := range rule.Resources {
 			for _, g := range rule.APIGroups {
-				if g == "" {
-					resources = append(resources, res)
-				} else {
-					resources = append(resources, res+"."+g)
+				name := res
+				if g != "" {
+					name += "." + g
 				}
+				fmt.Fprintf(tw, "%s\t[]\t%s\t%s\n", name, list(rule.ResourceNames), list(rule.Verbs))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", strings.Join(resources, ", "), "[]", list(rule.ResourceNames), list(rule.Verbs))
 	}
 	for _, rule := range r.NonResourceRules {
 		fmt.Fprintf(tw, "\t%s\t[]\t%s\n", list(rule.NonResourceURLs), list(rule.Verbs))

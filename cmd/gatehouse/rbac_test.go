@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -160,4 +161,53 @@ func FuzzRBACObjects(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestRBACListRows: can-i --list writes a row for each resource and API
+// group of a rule, and the rules of the JSON report are the review's.
+func TestRBACListRows(t *testing.T) {
+	objs := `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: r}
+rules:
+- apiGroups: [apps, extensions]
+  resources: [deployments, replicasets]
+  resourceNames: [web]
+  verbs: [get]
+- nonResourceURLs: [/metrics]
+  verbs: [get]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: r}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: r}
+subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: u}]
+`
+	stdout, stderr, exit := runCommand([]string{"rbac", "can-i", "--list", "--as", "u", "-f", "-"}, objs)
+	require.Equal(t, exitOK, exit, stderr)
+	var rows []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n")[1:] {
+		rows = append(rows, strings.Join(strings.Fields(line), " "))
+	}
+	assert.Equal(t, []string{
+		"deployments.apps [] [web] [get]",
+		"deployments.extensions [] [web] [get]",
+		"replicasets.apps [] [web] [get]",
+		"replicasets.extensions [] [web] [get]",
+		"[/metrics] [] [get]",
+	}, rows)
+
+	stdout, _, exit = runCommand([]string{"rbac", "can-i", "--list", "-o", "json", "--as", "u", "-f", "-"}, objs)
+	require.Equal(t, exitOK, exit)
+	var r rulesReport
+	require.NoError(t, json.Unmarshal([]byte(stdout), &r))
+	require.Len(t, r.ResourceRules, 1)
+	assert.Equal(t, []string{"apps", "extensions"}, r.ResourceRules[0].APIGroups)
+	require.Len(t, r.NonResourceRules, 1)
+	assert.Equal(t, []string{"/metrics"}, r.NonResourceRules[0].NonResourceURLs)
+
+	// Another user: no rules, still exit status 0.
+	stdout, _, exit = runCommand([]string{"rbac", "can-i", "--list", "-o", "json", "--as", "v", "-f", "-"}, objs)
+	require.Equal(t, exitOK, exit)
+	assert.Contains(t, stdout, `"resourceRules": []`)
 }
