@@ -211,3 +211,30 @@ subjects: [{apiGroup: rbac.authorization.k8s.io, kind: User, name: u}]
 	require.Equal(t, exitOK, exit)
 	assert.Contains(t, stdout, `"resourceRules": []`)
 }
+
+// TestRBACSkipsRealWorldCRDs: the real-world CRDs (among them kcp's CRDs
+// named after RBAC's kinds) next to RBAC objects are skipped, one note each,
+// and change no answer.
+func TestRBACSkipsRealWorldCRDs(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(rwCRDs, "*.yaml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	args := []string{"--as", "jane", "--groups", "developers", "list", "pods", "-n", "dev"}
+	want, _, exit := runCommand(append([]string{"rbac", "can-i", "-o", "json", "-f", rbacDir}, args...), "")
+	require.Equal(t, exitOK, exit)
+	got, stderr, exit := runCommand(append([]string{"rbac", "can-i", "-o", "json", "-f", rwCRDs, "-f", rbacDir}, args...), "")
+	require.Equal(t, exitOK, exit, stderr)
+	var w, g canIReport
+	require.NoError(t, json.Unmarshal([]byte(want), &w))
+	require.NoError(t, json.Unmarshal([]byte(got), &g))
+	assert.Equal(t, w.AllowedBy, g.AllowedBy)
+	assert.Equal(t, w.Reason, g.Reason)
+	crdNotes := 0
+	for _, n := range g.Notes {
+		if strings.Contains(n, "CustomResourceDefinition") {
+			crdNotes++
+		}
+	}
+	assert.GreaterOrEqual(t, crdNotes, len(files))
+	assert.Len(t, g.Notes, crdNotes+len(w.Notes))
+}
