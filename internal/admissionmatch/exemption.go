@@ -1,0 +1,95 @@
+package admissionmatch
+
+import (
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// Options are the caller's choices for one webhook or policy.
+type Options struct {
+	// Static is true for a hook loaded from a static manifest
+	// (manifest-based admission configuration). Static hooks also see the
+	// admission-configuration objects, which hooks registered through the
+	// API never do (a guard against circular dependencies): webhook
+	// configurations and admission policies and bindings for webhooks,
+	// admission policies and bindings for policies.
+	Static bool
+	// ExcludedResources are the resources no hook sees, static or not, in
+	// any version and with any subresource. nil means kube-apiserver's list
+	// (ExcludedResources()); an empty, non-nil slice excludes nothing, as in
+	// an apiserver that does not configure the list.
+	ExcludedResources []schema.GroupResource
+}
+
+// ExcludedResources returns kube-apiserver 1.37's list of the virtual
+// resources that admission never intercepts (Kubernetes'
+// pkg/kubeapiserver/admission/exclusion): the authentication and
+// authorization reviews, whose interception could lock a cluster out of its
+// own authentication.
+func ExcludedResources() []schema.GroupResource {
+	return []schema.GroupResource{
+		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
+		{Group: "authentication.k8s.io", Resource: "tokenreviews"},
+		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
+		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
+		{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
+		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
+	}
+}
+
+// exemptions are the prepared Options of one hook.
+type exemptions struct {
+	static   bool
+	excluded []schema.GroupResource
+}
+
+func newExemptions(o *Options) exemptions {
+	e := exemptions{static: o.Static, excluded: slices.Clone(o.ExcludedResources)}
+	if o.ExcludedResources == nil {
+		e.excluded = ExcludedResources()
+	}
+	return e
+}
+
+func (e *exemptions) isExcluded(r *Request) bool {
+	for i := range e.excluded {
+		if e.excluded[i].Resource == r.Resource.Resource && e.excluded[i].Group == r.Resource.Group {
+			return true
+		}
+	}
+	return false
+}
+
+const admissionRegistrationGroup = "admissionregistration.k8s.io"
+
+// isAdmissionConfigurationKind is kube-apiserver's webhook exemption
+// (rules.IsExemptAdmissionConfigurationResource): it looks at the request's
+// kind, so it covers every subresource of these objects.
+func isAdmissionConfigurationKind(kind *schema.GroupVersionKind) bool {
+	if kind.Group != admissionRegistrationGroup {
+		return false
+	}
+	switch kind.Kind {
+	case "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration",
+		"ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding",
+		"MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+		return true
+	}
+	return false
+}
+
+// isAdmissionPolicyResource is kube-apiserver's policy exemption: it looks
+// at the request's resource (any version and subresource), and does not
+// cover webhook configurations.
+func isAdmissionPolicyResource(resource *schema.GroupVersionResource) bool {
+	if resource.Group != admissionRegistrationGroup {
+		return false
+	}
+	switch resource.Resource {
+	case "validatingadmissionpolicies", "validatingadmissionpolicybindings",
+		"mutatingadmissionpolicies", "mutatingadmissionpolicybindings":
+		return true
+	}
+	return false
+}
