@@ -103,7 +103,8 @@ func (c *Constraints) match(ctx context.Context, r *Request, x *Explanation) Res
 	}
 	// The rules first: they need no lookup, and the outcome is
 	// kube-apiserver's whatever the order (see the package documentation).
-	m := c.excludeRules.match(r)
+	var res, excluded Result
+	m := c.excludeRules.match(r, &excluded)
 	switch {
 	case m.matched:
 		if x != nil {
@@ -112,9 +113,10 @@ func (c *Constraints) match(ctx context.Context, r *Request, x *Explanation) Res
 		return notMatched(x, ReasonExcludeResourceRules)
 	case m.err == nil:
 		if len(c.resourceRules.rules) == 0 {
-			m = ruleMatch{matched: true, resource: r.Resource, kind: r.Kind, rule: -1}
+			m = ruleMatch{matched: true, rule: -1}
+			res.Resource, res.Kind = r.Resource, r.Kind
 		} else {
-			m = c.resourceRules.match(r)
+			m = c.resourceRules.match(r, &res)
 		}
 		if x != nil {
 			x.Rule, x.Equivalent = m.rule, m.equivalent
@@ -142,5 +144,6 @@ func (c *Constraints) match(ctx context.Context, r *Request, x *Explanation) Res
 	case objErr != nil:
 		return failed(x, objErr)
 	}
-	return Result{Matches: true, Resource: m.resource, Kind: m.kind}
+	res.Matches = true
+	return res
 }

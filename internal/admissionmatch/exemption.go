@@ -40,21 +40,43 @@ func ExcludedResources() []schema.GroupResource {
 
 // exemptions are the prepared Options of one hook.
 type exemptions struct {
-	static   bool
-	excluded []schema.GroupResource
+	static bool
+	// defaultExcluded: the excluded resources are kube-apiserver's;
+	// otherwise they are excluded.
+	defaultExcluded bool
+	excluded        []schema.GroupResource
 }
 
 func newExemptions(o *Options) exemptions {
-	e := exemptions{static: o.Static, excluded: slices.Clone(o.ExcludedResources)}
 	if o.ExcludedResources == nil {
-		e.excluded = ExcludedResources()
+		return exemptions{static: o.Static, defaultExcluded: true}
 	}
-	return e
+	return exemptions{static: o.Static, excluded: slices.Clone(o.ExcludedResources)}
 }
 
 func (e *exemptions) isExcluded(r *Request) bool {
+	if e.defaultExcluded {
+		return isDefaultExcluded(&r.Resource)
+	}
 	for i := range e.excluded {
 		if e.excluded[i].Resource == r.Resource.Resource && e.excluded[i].Group == r.Resource.Group {
+			return true
+		}
+	}
+	return false
+}
+
+// isDefaultExcluded reports whether resource is in ExcludedResources().
+func isDefaultExcluded(resource *schema.GroupVersionResource) bool {
+	switch resource.Group {
+	case "authentication.k8s.io":
+		switch resource.Resource {
+		case "selfsubjectreviews", "tokenreviews":
+			return true
+		}
+	case "authorization.k8s.io":
+		switch resource.Resource {
+		case "localsubjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews":
 			return true
 		}
 	}

@@ -213,24 +213,26 @@ type ruleSet struct {
 	webhook bool
 }
 
-// ruleMatch is the outcome of a ruleSet.
+// ruleMatch is the outcome of a ruleSet: small, so that the many hooks
+// that do not match cost little; the matched resource and kind are written
+// to the Result only on a match.
 type ruleMatch struct {
 	matched    bool
-	resource   schema.GroupVersionResource
-	kind       schema.GroupVersionKind
-	err        error
-	rule       int  // index of the rule that matched, or -1
 	equivalent bool // matched through an equivalent resource
+	rule       int  // index of the rule that matched, or -1
+	err        error
 }
 
 // match is kube-apiserver's pass over the rules: the request's own resource
 // against every rule first, then, for matchPolicy Equivalent, each rule
-// against each equivalent resource.
-func (s *ruleSet) match(r *Request) ruleMatch {
+// against each equivalent resource. On a match it sets out's Resource and
+// Kind.
+func (s *ruleSet) match(r *Request, out *Result) ruleMatch {
 	for i := range s.rules {
 		c := &s.rules[i]
 		if c.matches(r, &r.Resource) && c.matchesName(r.Name) {
-			return ruleMatch{matched: true, resource: r.Resource, kind: r.Kind, rule: i}
+			out.Resource, out.Kind = r.Resource, r.Kind
+			return ruleMatch{matched: true, rule: i}
 		}
 	}
 	if !s.equivalent || len(s.rules) == 0 {
@@ -253,7 +255,8 @@ func (s *ruleSet) match(r *Request) ruleMatch {
 				return ruleMatch{err: err, rule: i, equivalent: true}
 			}
 			if c.matchesName(r.Name) {
-				return ruleMatch{matched: true, resource: *equivalent, kind: kind, rule: i, equivalent: true}
+				out.Resource, out.Kind = *equivalent, kind
+				return ruleMatch{matched: true, rule: i, equivalent: true}
 			}
 		}
 	}

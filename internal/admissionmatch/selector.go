@@ -2,20 +2,33 @@ package admissionmatch
 
 import (
 	"context"
+	"slices"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/selection"
 )
 
 // selector is a label selector parsed once, with kube-apiserver's
 // conversion (metav1.LabelSelectorAsSelector): nil selects nothing, an
 // empty selector everything; a selector that does not parse is an error at
-// match time.
+// match time. Its requirements are matched here, with labels.Requirement's
+// semantics, without the interface calls of labels.Selector.
 type selector struct {
-	sel   labels.Selector
-	empty bool
-	err   error
+	requirements []requirement
+	nothing      bool // a nil selector
+	empty        bool
+	err          error
+	// library is set when a requirement has an operator this package does
+	// not match itself (none that a LabelSelector converts to).
+	library labels.Selector
+}
+
+type requirement struct {
+	key    string
+	op     selection.Operator
+	values []string
 }
 
 func newSelector(s *metav1.LabelSelector) selector {
@@ -23,7 +36,57 @@ func newSelector(s *metav1.LabelSelector) selector {
 	if err != nil {
 		return selector{err: err}
 	}
-	return selector{sel: sel, empty: sel.Empty()}
+	if sel.Empty() {
+		return selector{empty: true}
+	}
+	requirements, selectable := sel.Requirements()
+	if !selectable {
+		return selector{nothing: true}
+	}
+	c := selector{requirements: make([]requirement, len(requirements))}
+	for i, r := range requirements {
+		switch r.Operator() {
+		case selection.In, selection.Equals, selection.DoubleEquals, selection.NotIn, selection.NotEquals,
+			selection.Exists, selection.DoesNotExist:
+		default:
+			return selector{library: sel}
+		}
+		c.requirements[i] = requirement{key: r.Key(), op: r.Operator(), values: r.ValuesUnsorted()}
+	}
+	return c
+}
+
+// matches reports whether the selector selects the labels m.
+func (s *selector) matches(m map[string]string) bool {
+	if s.library != nil {
+		return s.library.Matches(labels.Set(m))
+	}
+	if s.nothing {
+		return false
+	}
+	for i := range s.requirements {
+		r := &s.requirements[i]
+		v, ok := m[r.key]
+		switch r.op {
+		case selection.In, selection.Equals, selection.DoubleEquals:
+			if !ok || !slices.Contains(r.values, v) {
+				return false
+			}
+		case selection.NotIn, selection.NotEquals:
+			if ok && slices.Contains(r.values, v) {
+				return false
+			}
+		case selection.Exists:
+			if !ok {
+				return false
+			}
+		case selection.DoesNotExist:
+			if ok {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // matchNamespace is kube-apiserver's namespace predicate: a cluster-scoped
@@ -45,7 +108,7 @@ func (s *selector) matchNamespace(ctx context.Context, r *Request) (bool, *apier
 		// A copy: the caller may keep or change it.
 		return false, &apierrors.StatusError{ErrStatus: *err.ErrStatus.DeepCopy()}
 	}
-	return s.sel.Matches(labels.Set(nsLabels)), nil
+	return s.matches(nsLabels), nil
 }
 
 // matchObject is kube-apiserver's object predicate: an empty selector
@@ -59,6 +122,5 @@ func (s *selector) matchObject(r *Request) (bool, *apierrors.StatusError) {
 		return true, nil
 	}
 	o := r.objectLabels()
-	return (o.hasNew && s.sel.Matches(labels.Set(o.newLabels))) ||
-		(o.hasOld && s.sel.Matches(labels.Set(o.oldLabels))), nil
+	return (o.hasNew && s.matches(o.newLabels)) || (o.hasOld && s.matches(o.oldLabels)), nil
 }

@@ -82,7 +82,8 @@ func (w *Webhook) match(ctx context.Context, r *Request, x *Explanation) Result 
 	}
 	// The rules first: they need no lookup, and the outcome is
 	// kube-apiserver's whatever the order (see the package documentation).
-	m := w.rules.match(r)
+	var res Result
+	m := w.rules.match(r, &res)
 	if x != nil {
 		x.Rule, x.Equivalent = m.rule, m.equivalent
 	}
@@ -108,7 +109,8 @@ func (w *Webhook) match(ctx context.Context, r *Request, x *Explanation) Result 
 	case objErr != nil:
 		return failed(x, objErr)
 	}
-	return Result{Matches: true, Resource: m.resource, Kind: m.kind}
+	res.Matches = true
+	return res
 }
 
 func notMatched(x *Explanation, why Reason) Result {

@@ -343,3 +343,12 @@ func TestMatchAllocatesNothing(t *testing.T) {
 }
 
 var _ runtime.Object = &metav1.Status{}
+
+func TestDefaultExclusionIsTheList(t *testing.T) {
+	for _, gr := range ExcludedResources() {
+		assert.True(t, isDefaultExcluded(&schema.GroupVersionResource{Group: gr.Group, Version: "v9", Resource: gr.Resource}), gr)
+		assert.False(t, isDefaultExcluded(&schema.GroupVersionResource{Group: gr.Group + "x", Resource: gr.Resource}), gr)
+		assert.False(t, isDefaultExcluded(&schema.GroupVersionResource{Group: gr.Group, Resource: gr.Resource + "x"}), gr)
+	}
+	assert.False(t, isDefaultExcluded(&podsGVR))
+}
