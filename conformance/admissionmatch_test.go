@@ -235,9 +235,21 @@ func TestAdmissionMatchWebhooksMatchKubeAPIServer(t *testing.T) {
 	kube := kubeWebhookDispatcher(t, c.world)
 	o := amObjectInterfaces{mapper: amMapper{}}
 	matched, failed, equivalent := 0, 0, 0
+	type kubeResult struct {
+		invocation *webhookgeneric.WebhookInvocation
+		err        *apierrors.StatusError
+	}
+	// kubeResults[j][i]: what kube-apiserver decided for request j and
+	// webhook i, when it called it or failed.
+	kubeResults := make([]map[int]kubeResult, len(c.requests))
+	for j := range kubeResults {
+		kubeResults[j] = map[int]kubeResult{}
+	}
+	var statics []admissionmatch.Hook
 	for i := range 600 {
 		h := c.gen.webhook(i)
 		static := admissionmatch.CompileWebhook(h.criteria, pure)
+		statics = append(statics, static)
 		api := admissionmatch.CompileWebhook(h.criteria, admissionmatch.Options{})
 		for j := range c.requests {
 			req := &c.requests[j]
@@ -257,6 +269,9 @@ func TestAdmissionMatchWebhooksMatchKubeAPIServer(t *testing.T) {
 			case wantErr != nil:
 				failed++
 			}
+			if invocation != nil || wantErr != nil {
+				kubeResults[j][i] = kubeResult{invocation, wantErr}
+			}
 
 			// An API webhook: kube-apiserver's Dispatch sends the
 			// excluded resources to no webhook, the admission
@@ -273,6 +288,32 @@ func TestAdmissionMatchWebhooksMatchKubeAPIServer(t *testing.T) {
 			if !sameResult(res, static.Match(ctx, req.gatehouse(c.world, amMapper{}))) || (x.Reason == admissionmatch.ReasonMatched) != res.Matches {
 				d.add("%s: Explain %+v %+v differs from Match", what, res, x)
 			}
+		}
+	}
+	// The index of the 600 webhooks calls back exactly for the webhooks
+	// kube-apiserver calls or fails on, in order.
+	index := admissionmatch.NewIndex(statics...)
+	for j := range c.requests {
+		req := &c.requests[j]
+		d.cases++
+		seen := 0
+		last := -1
+		index.Match(ctx, req.gatehouse(c.world, amMapper{}), func(i int, got admissionmatch.Result) bool {
+			want, ok := kubeResults[j][i]
+			if !ok {
+				d.add("index on %s: webhook %d matched or failed: %+v, kube-apiserver did not call it", req, i, got)
+				return true
+			}
+			if i <= last {
+				d.add("index on %s: webhook %d after %d", req, i, last)
+			}
+			last = i
+			seen++
+			d.compareInvocation(fmt.Sprintf("index on %s, webhook %d", req, i), got, want.invocation, want.err)
+			return true
+		})
+		if seen != len(kubeResults[j]) {
+			d.add("index on %s: %d webhooks matched or failed, kube-apiserver %d", req, seen, len(kubeResults[j]))
 		}
 	}
 	t.Logf("%d webhook cases matched (%d through an equivalent resource), %d failed", matched, equivalent, failed)
@@ -361,11 +402,22 @@ func TestAdmissionMatchPoliciesMatchKubeAPIServer(t *testing.T) {
 	kube := generic.NewPolicyMatcher(matching.NewMatcher(amLister{c.world}, amClient(c.world)))
 	o := amObjectInterfaces{mapper: amMapper{}}
 	matched, failed, equivalent := 0, 0, 0
+	type kubeResult struct {
+		resource schema.GroupVersionResource
+		kind     schema.GroupVersionKind
+		err      error
+	}
+	kubeResults := make([]map[int]kubeResult, len(c.requests))
+	for j := range kubeResults {
+		kubeResults[j] = map[int]kubeResult{}
+	}
+	var policies []admissionmatch.Hook
 	for i := range 600 {
 		c.gen.equivalents = i%3 == 0
 		mr := c.gen.matchResources()
 		c.gen.equivalents = false
 		policy := admissionmatch.CompilePolicy(mr, pure)
+		policies = append(policies, policy)
 		apiPolicy := admissionmatch.CompilePolicy(mr, admissionmatch.Options{})
 		binding := admissionmatch.CompileBinding(mr, pure)
 		for j := range c.requests {
@@ -385,6 +437,9 @@ func TestAdmissionMatchPoliciesMatchKubeAPIServer(t *testing.T) {
 				}
 			case wantErr != nil:
 				failed++
+			}
+			if want || wantErr != nil {
+				kubeResults[j][i] = kubeResult{wantResource, wantKind, wantErr}
 			}
 
 			d.cases++
@@ -407,6 +462,25 @@ func TestAdmissionMatchPoliciesMatchKubeAPIServer(t *testing.T) {
 			if !sameResult(res, policy.Match(ctx, req.gatehouse(c.world, amMapper{}))) || (x.Reason == admissionmatch.ReasonMatched) != res.Matches {
 				d.add("%s: Explain %+v %+v differs from Match", what, res, x)
 			}
+		}
+	}
+	index := admissionmatch.NewIndex(policies...)
+	for j := range c.requests {
+		req := &c.requests[j]
+		d.cases++
+		seen := 0
+		index.Match(ctx, req.gatehouse(c.world, amMapper{}), func(i int, got admissionmatch.Result) bool {
+			want, ok := kubeResults[j][i]
+			if !ok {
+				d.add("index on %s: policy %d matched or failed: %+v, kube-apiserver did not", req, i, got)
+				return true
+			}
+			seen++
+			d.comparePolicy(fmt.Sprintf("index on %s, policy %d", req, i), got, want.err == nil, want.resource, want.kind, want.err)
+			return true
+		})
+		if seen != len(kubeResults[j]) {
+			d.add("index on %s: %d policies matched or failed, kube-apiserver %d", req, seen, len(kubeResults[j]))
 		}
 	}
 	t.Logf("%d policy cases matched (%d through an equivalent resource), %d failed", matched, equivalent, failed)

@@ -23,7 +23,11 @@
 // (the labels of a namespace) and runtime.EquivalentResourceMapper (the
 // resources equivalent to the request's), and match it against each hook
 // with Match, or Explain to also learn which predicate decided (Reason) and
-// which rule matched. The request reads the labels of its objects, looks up
+// which rule matched. To match a request against many hooks, NewIndex puts
+// them (webhooks, policies or bindings, in the caller's order) in an Index,
+// whose Match skips the hooks whose rules name neither the request's
+// resource, nor an equivalent one, nor "*" (such a hook can neither match
+// nor fail) and reports the others that match or fail, in order. The request reads the labels of its objects, looks up
 // its namespace and asks for its equivalent resources at most once, when a
 // hook first needs them. Matching allocates nothing unless it fails.
 //

@@ -340,6 +340,17 @@ func TestMatchAllocatesNothing(t *testing.T) {
 	})
 	assert.Equal(t, 2, matched)
 	assert.Zero(t, allocs)
+
+	index := NewIndex(hooks[0], hooks[1], hooks[2])
+	count := func(int, Result) bool { matched++; return true }
+	allocs = testing.AllocsPerRun(100, func() {
+		r = Request{Operation: admissionv1.Create, Kind: podGVK, Resource: podsGVR, Name: "p", Namespace: "default",
+			Object: object, Namespaces: lookup, Equivalents: mapper}
+		matched = 0
+		index.Match(ctx, &r, count)
+	})
+	assert.Equal(t, 2, matched)
+	assert.Zero(t, allocs)
 }
 
 var _ runtime.Object = &metav1.Status{}
