@@ -95,7 +95,7 @@ func (x *Index) Hook(i int) Hook { return x.hooks[i] }
 // returns false. It allocates nothing for up to 256 hooks.
 func (x *Index) Match(ctx context.Context, r *Request, yield func(i int, res Result) bool) {
 	var small [4]uint64
-	candidates := small[:0]
+	var candidates []uint64
 	if len(x.any) <= len(small) {
 		candidates = small[:len(x.any)]
 	} else {
