@@ -105,11 +105,11 @@ func (c *Constraints) match(ctx context.Context, r *Request, x *Explanation) Res
 	// kube-apiserver's whatever the order (see the package documentation).
 	var res, excluded Result
 	m := c.excludeRules.match(r, &excluded)
+	if x != nil && (m.matched || m.err != nil) {
+		x.Rule, x.Equivalent = m.rule, m.equivalent
+	}
 	switch {
 	case m.matched:
-		if x != nil {
-			x.Rule, x.Equivalent = m.rule, m.equivalent
-		}
 		return notMatched(x, ReasonExcludeResourceRules)
 	case m.err == nil:
 		if len(c.resourceRules.rules) == 0 {

@@ -85,7 +85,8 @@ type Explanation struct {
 	Reason Reason
 	// Rule is the index of the rule that matched (in a webhook's rules or a
 	// policy's resourceRules), or of the excludeResourceRule that excluded
-	// the request; -1 when none did (or a policy without resourceRules).
+	// the request or failed on it; -1 when none did (or a policy without
+	// resourceRules).
 	Rule int
 	// Equivalent is true when that rule matched an equivalent resource.
 	Equivalent bool
