@@ -39,6 +39,9 @@ func CompilePolicy(constraints *admissionregistrationv1.MatchResources, o Option
 
 // CompileBinding prepares the matchResources of a policy binding; nil
 // matches every request that is not exempt, nil selectors fail them.
+// kube-apiserver only asks a binding whether it matches: a policy's
+// invocation takes its resource and kind from the policy's Result, not the
+// binding's.
 func CompileBinding(matchResources *admissionregistrationv1.MatchResources, o Options) *Constraints {
 	if matchResources == nil {
 		return &Constraints{exemptions: newExemptions(&o), all: true}
