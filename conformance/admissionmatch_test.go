@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apiserver/pkg/admission"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/generic"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/matching"
@@ -23,7 +24,10 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/namespace"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/object"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
 )
@@ -500,5 +504,89 @@ func (d *diffs) comparePolicy(what string, got admissionmatch.Result, want bool,
 	}
 	if want && (got.Resource != wantResource || got.Kind != wantKind) {
 		d.add("%s: matched %v %v, kube-apiserver %v %v", what, got.Resource, got.Kind, wantResource, wantKind)
+	}
+}
+
+// recordingDispatcher records whether kube-apiserver's webhook plugin
+// dispatched a request to its webhooks.
+type recordingDispatcher struct{ hooks []webhook.WebhookAccessor }
+
+func (d *recordingDispatcher) Dispatch(_ context.Context, _ admission.Attributes, _ admission.ObjectInterfaces, hooks []webhook.WebhookAccessor) error {
+	d.hooks = hooks
+	return nil
+}
+
+// staticWebhookSource is an API webhook source that lists fixed webhooks.
+type staticWebhookSource struct{ hooks []webhook.WebhookAccessor }
+
+func (s staticWebhookSource) Webhooks() []webhook.WebhookAccessor { return s.hooks }
+func (s staticWebhookSource) HasSynced() bool                     { return true }
+
+// TestAdmissionMatchWebhookExemptionsMatchKubeAPIServer runs kube-apiserver's
+// webhook plugin itself (generic.Webhook.Dispatch, with kube-apiserver's
+// excluded resources and the feature gates' defaults) on every request of
+// the corpus, with API webhooks only: the requests it does not dispatch are
+// those an API webhook of gatehouse never matches.
+func TestAdmissionMatchWebhookExemptionsMatchKubeAPIServer(t *testing.T) {
+	d := newDiffs(t)
+	c := newAMCorpus(5, 2000)
+	ctx := context.Background()
+	world := map[string]amNamespace{}
+	dispatcher := &recordingDispatcher{}
+	apiHook := webhook.NewValidatingWebhookAccessor("api", "config", &admissionregistrationv1.ValidatingWebhook{Name: "api.example.com"})
+	handler := admission.NewHandler(admission.Create, admission.Update, admission.Delete, admission.Connect)
+	kube, err := webhookgeneric.NewWebhook(handler, nil,
+		func(informers.SharedInformerFactory, sets.Set[schema.GroupResource]) webhookgeneric.Source {
+			return staticWebhookSource{hooks: []webhook.WebhookAccessor{apiHook}}
+		},
+		func(*webhookutil.ClientManager) webhookgeneric.Dispatcher { return dispatcher })
+	if err != nil {
+		t.Fatal(err)
+	}
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	kube.SetExternalKubeClientSet(amClient(world))
+	kube.SetExternalKubeInformerFactory(factory)
+	kube.SetDrainedNotification(ctx.Done())
+	kube.InspectFeatureGates(utilfeature.DefaultFeatureGate)
+	kube.SetExcludedAdmissionResources(kubeExcludedResources)
+	if err := kube.ValidateInitialization(); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+
+	everything := &metav1.LabelSelector{}
+	api := admissionmatch.CompileWebhook(admissionmatch.WebhookCriteria{Rules: matchAll, NamespaceSelector: everything, ObjectSelector: everything}, admissionmatch.Options{})
+	static := admissionmatch.CompileWebhook(admissionmatch.WebhookCriteria{Rules: matchAll, NamespaceSelector: everything, ObjectSelector: everything}, admissionmatch.Options{Static: true})
+	exempt := 0
+	for i := range c.requests {
+		req := &c.requests[i]
+		attr := req.attributes()
+		dispatcher.hooks = nil
+		if err := kube.Dispatch(ctx, attr, amObjectInterfaces{mapper: amMapper{}}); err != nil {
+			t.Fatal(err)
+		}
+		dispatched := len(dispatcher.hooks) > 0
+		d.cases++
+		got := api.Match(ctx, req.gatehouse(world, amMapper{}))
+		if got.Matches != dispatched {
+			d.add("API webhook on %s: matches %v, kube-apiserver dispatches %v", req, got.Matches, dispatched)
+		}
+		if !dispatched {
+			exempt++
+		}
+		// kube-apiserver's static webhooks see the admission configuration
+		// objects, not the excluded resources.
+		d.cases++
+		excluded := slices.Contains(kubeExcludedResources, attr.GetResource().GroupResource())
+		if got := static.Match(ctx, req.gatehouse(world, amMapper{})); got.Matches == excluded {
+			d.add("static webhook on %s: matches %v", req, got.Matches)
+		}
+	}
+	t.Logf("%d of %d requests exempt from API webhooks", exempt, len(c.requests))
+	if exempt < 100 {
+		t.Errorf("too few exempt requests (%d)", exempt)
 	}
 }
