@@ -27,9 +27,10 @@
 // them (webhooks, policies or bindings, in the caller's order) in an Index,
 // whose Match skips the hooks whose rules name neither the request's
 // resource, nor an equivalent one, nor "*" (such a hook can neither match
-// nor fail) and reports the others that match or fail, in order. The request reads the labels of its objects, looks up
-// its namespace and asks for its equivalent resources at most once, when a
-// hook first needs them (an Index asks for the equivalent resources of every
+// nor fail) and reports the others that match or fail, in order.
+//
+// A Request reads the labels of its objects, looks up its namespace and asks
+// for its equivalent resources at most once, when a hook first needs them (an Index asks for the equivalent resources of every
 // request, to find the hooks that may match them). Matching allocates
 // nothing unless it fails; reading the labels of an unstructured object
 // copies them, once per request.
