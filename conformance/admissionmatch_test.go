@@ -11,8 +11,10 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/sets"
@@ -24,9 +26,13 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/namespace"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/object"
 	"k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules"
+	"k8s.io/apiserver/pkg/authorization/authorizer"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	webhookutil "k8s.io/apiserver/pkg/util/webhook"
+	"k8s.io/client-go/dynamic"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
@@ -586,6 +592,101 @@ func TestAdmissionMatchWebhookExemptionsMatchKubeAPIServer(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d requests exempt from API webhooks", exempt, len(c.requests))
+	if exempt < 100 {
+		t.Errorf("too few exempt requests (%d)", exempt)
+	}
+}
+
+// allowAll is the policy plugin's authorizer (never asked here).
+type allowAll struct{}
+
+func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
+	return authorizer.DecisionAllow, "", nil
+}
+
+// recordingPolicyDispatcher records the policies kube-apiserver's policy
+// plugin dispatched a request to.
+type recordingPolicyDispatcher struct{ hooks []string }
+
+func (d *recordingPolicyDispatcher) Start(context.Context) error { return nil }
+func (d *recordingPolicyDispatcher) Dispatch(_ context.Context, _ admission.Attributes, _ admission.ObjectInterfaces, hooks []string) error {
+	d.hooks = hooks
+	return nil
+}
+
+// fixedPolicySource is a policy source that lists fixed hooks.
+type fixedPolicySource struct{ hooks []string }
+
+func (s fixedPolicySource) Hooks() []string               { return s.hooks }
+func (s fixedPolicySource) Run(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+func (s fixedPolicySource) HasSynced() bool               { return true }
+
+// TestAdmissionMatchPolicyExemptionsMatchKubeAPIServer runs kube-apiserver's
+// policy plugin itself (policy/generic.Plugin.Dispatch, with kube-apiserver's
+// excluded resources) on every request of the corpus, with API policies
+// only: the requests it does not dispatch are those an API policy or binding
+// of gatehouse never matches.
+func TestAdmissionMatchPolicyExemptionsMatchKubeAPIServer(t *testing.T) {
+	d := newDiffs(t)
+	c := newAMCorpus(6, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	dispatcher := &recordingPolicyDispatcher{}
+	handler := admission.NewHandler(admission.Create, admission.Update, admission.Delete, admission.Connect)
+	kube := generic.NewPlugin[string](handler,
+		func(informers.SharedInformerFactory, kubernetes.Interface, dynamic.Interface, meta.RESTMapper) generic.Source[string] {
+			return fixedPolicySource{hooks: []string{"api-policy"}}
+		},
+		func(authorizer.UnconditionalAuthorizer, *matching.Matcher, kubernetes.Interface) generic.Dispatcher[string] {
+			return dispatcher
+		})
+	factory := informers.NewSharedInformerFactory(fake.NewClientset(), 0)
+	kube.SetExternalKubeInformerFactory(factory)
+	kube.SetExternalKubeClientSet(fake.NewClientset())
+	kube.SetRESTMapper(meta.NewDefaultRESTMapper(nil))
+	kube.SetDynamicClient(dynamicfake.NewSimpleDynamicClient(runtime.NewScheme()))
+	kube.SetDrainedNotification(ctx.Done())
+	kube.SetUnconditionalAuthorizer(allowAll{})
+	kube.SetEnabled(true)
+	kube.SetExcludedAdmissionResources(kubeExcludedResources)
+	if err := kube.ValidateInitialization(); err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	factory.WaitForCacheSync(ctx.Done())
+
+	everything := &metav1.LabelSelector{}
+	mr := &admissionregistrationv1.MatchResources{NamespaceSelector: everything, ObjectSelector: everything}
+	api := admissionmatch.CompilePolicy(mr, admissionmatch.Options{})
+	apiBinding := admissionmatch.CompileBinding(nil, admissionmatch.Options{})
+	static := admissionmatch.CompilePolicy(mr, admissionmatch.Options{Static: true})
+	exempt := 0
+	for i := range c.requests {
+		req := &c.requests[i]
+		attr := req.attributes()
+		dispatcher.hooks = nil
+		if err := kube.Dispatch(ctx, attr, amObjectInterfaces{mapper: amMapper{}}); err != nil {
+			t.Fatal(err)
+		}
+		dispatched := len(dispatcher.hooks) > 0
+		if !dispatched {
+			exempt++
+		}
+		d.cases++
+		if got := api.Match(ctx, req.gatehouse(map[string]amNamespace{}, amMapper{})); got.Matches != dispatched {
+			d.add("API policy on %s: matches %v, kube-apiserver dispatches %v", req, got.Matches, dispatched)
+		}
+		d.cases++
+		if got := apiBinding.Match(ctx, req.gatehouse(map[string]amNamespace{}, amMapper{})); got.Matches != dispatched {
+			d.add("API binding on %s: matches %v, kube-apiserver dispatches %v", req, got.Matches, dispatched)
+		}
+		d.cases++
+		excluded := slices.Contains(kubeExcludedResources, attr.GetResource().GroupResource())
+		if got := static.Match(ctx, req.gatehouse(map[string]amNamespace{}, amMapper{})); got.Matches == excluded {
+			d.add("static policy on %s: matches %v", req, got.Matches)
+		}
+	}
+	t.Logf("%d of %d requests exempt from API policies", exempt, len(c.requests))
 	if exempt < 100 {
 		t.Errorf("too few exempt requests (%d)", exempt)
 	}
