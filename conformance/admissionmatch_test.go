@@ -691,3 +691,37 @@ func TestAdmissionMatchPolicyExemptionsMatchKubeAPIServer(t *testing.T) {
 		t.Errorf("too few exempt requests (%d)", exempt)
 	}
 }
+
+// FuzzAdmissionMatchMatchesKubeAPIServer compares a webhook and a policy
+// generated from the fuzzer's seed with kube-apiserver's ShouldCallHook and
+// DefinitionMatches on requests generated from the same seed.
+func FuzzAdmissionMatchMatchesKubeAPIServer(f *testing.F) {
+	for _, seed := range []uint64{0, 1, 7, 1872, 5793} {
+		f.Add(seed, false)
+		f.Add(seed, true)
+	}
+	world := amNamespaces()
+	kube := kubeWebhookDispatcher(f, world)
+	kubePolicies := generic.NewPolicyMatcher(matching.NewMatcher(amLister{world}, amClient(world)))
+	o := amObjectInterfaces{mapper: amMapper{}}
+	f.Fuzz(func(t *testing.T, seed uint64, equivalents bool) {
+		d := newDiffs(t)
+		g := newAMGen(seed)
+		g.equivalents = equivalents
+		h := g.webhook(int(seed % 2))
+		mr := g.matchResources()
+		hook := admissionmatch.CompileWebhook(h.criteria, pure)
+		policy := admissionmatch.CompilePolicy(mr, pure)
+		ctx := context.Background()
+		for range 20 {
+			req := g.request()
+			attr := req.attributes()
+			d.cases++
+			invocation, wantErr := kube.ShouldCallHook(ctx, h.accessor, attr, o, nil)
+			d.compareInvocation(fmt.Sprintf("webhook %+v on %s", h.criteria, &req), hook.Match(ctx, req.gatehouse(world, amMapper{})), invocation, wantErr)
+			d.cases++
+			want, wantResource, wantKind, err := kubePolicies.DefinitionMatches(attr, o, amPolicy{mr})
+			d.comparePolicy(fmt.Sprintf("policy %+v on %s", mr, &req), policy.Match(ctx, req.gatehouse(world, amMapper{})), want, wantResource, wantKind, err)
+		}
+	})
+}
