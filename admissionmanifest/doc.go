@@ -25,10 +25,9 @@
 //	func (v *Validator) Validate(obj, old runtime.Object) (field.ErrorList, []string)
 //	func (v *Validator) ValidateValidatingWebhookConfiguration(obj, old *admissionregistrationv1.ValidatingWebhookConfiguration) (field.ErrorList, []string)
 //	func (v *Validator) ValidateMutatingWebhookConfiguration(obj, old *admissionregistrationv1.MutatingWebhookConfiguration) (field.ErrorList, []string)
-//	var ExcludedResources []schema.GroupResource
-//	// Next on branch admval, same shape:
 //	func (v *Validator) ValidateValidatingAdmissionPolicy(obj, old *admissionregistrationv1.ValidatingAdmissionPolicy) (field.ErrorList, []string)
 //	func (v *Validator) ValidateValidatingAdmissionPolicyBinding(obj, old *admissionregistrationv1.ValidatingAdmissionPolicyBinding) (field.ErrorList, []string)
+//	var ExcludedResources []schema.GroupResource
 //
 // The manifest loaders validate as kube-apiserver's do: SetDefaults, then a
 // Validator with StaticNames: StaticNamesAllowed, on create (old nil).

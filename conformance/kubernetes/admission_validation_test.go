@@ -1,8 +1,6 @@
 package kubernetes
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,9 +40,18 @@ func admCompare(t *testing.T, c *admCounts, what string, obj, old runtime.Object
 	t.Helper()
 	wantErrs, wantWarnings := admOracle(t, obj, old)
 	gotErrs, gotWarnings := admGatehouse(admREST(t), obj, old)
-	if kept := admDrop137(wantErrs, old); len(kept) != len(wantErrs) {
+	if kept, dropped := admDrop137(wantErrs, old); len(dropped) > 0 {
+		// 1.37 compiles the expression where 1.36.3 cannot: whatever 1.37
+		// says of it is tested in the main module, not here.
 		c.newer++
 		wantErrs = kept
+		var other field.ErrorList
+		for _, e := range gotErrs {
+			if !dropped[e.Field] {
+				other = append(other, e)
+			}
+		}
+		gotErrs = other
 	}
 	want := admRender(wantErrs)
 	if redacted := admRedact(want); !equalStrings(redacted, want) {
@@ -68,29 +75,70 @@ func admCompare(t *testing.T, c *admCounts, what string, obj, old runtime.Object
 }
 
 // admDrop137 drops from kube-apiserver 1.36.3's errors those that 1.37
-// does not give: an expression of the old object is compiled, on update, in
-// the environment of stored expressions, which in 1.37 has the Lists
-// library's version 1 (includes()); 1.36.3's has not.
-func admDrop137(errs field.ErrorList, old runtime.Object) field.ErrorList {
+// does not give: on update, an expression that the old object had is
+// compiled in the environment of stored expressions, which in 1.37 has the
+// Lists library's version 1 (includes()); 1.36.3's has not. Which old
+// expressions count depends on the field (kube-apiserver looks a variable up
+// among the old validations).
+func admDrop137(errs field.ErrorList, old runtime.Object) (kept field.ErrorList, dropped map[string]bool) {
 	if old == nil {
-		return errs
+		return errs, nil
 	}
-	oldJSON, err := json.Marshal(old)
-	if err != nil {
-		return errs
-	}
-	var kept field.ErrorList
+	stored := admStoredExpressions(old)
+	dropped = map[string]bool{}
 	for _, e := range errs {
-		if expr, ok := e.BadValue.(string); ok && e.Type == field.ErrorTypeInvalid &&
-			strings.Contains(e.Detail, "undeclared reference to 'includes'") {
-			quoted, _ := json.Marshal(expr)
-			if bytes.Contains(oldJSON, quoted) || bytes.Contains(oldJSON, []byte(strings.Trim(string(quoted), `"`))) {
+		expr, ok := e.BadValue.(string)
+		if ok && e.Type == field.ErrorTypeInvalid && strings.Contains(e.Detail, "undeclared reference to 'includes'") {
+			kind := e.Field[strings.LastIndex(e.Field, ".")+1:]
+			if strings.Contains(e.Field, "matchConditions[") {
+				kind = "matchCondition"
+			} else if strings.HasPrefix(e.Field, "spec.variables[") {
+				kind = "expression" // looked up among the validations
+			}
+			lookup := expr
+			if kind == "matchCondition" || kind == "valueExpression" {
+				lookup = strings.TrimSpace(expr) // compiled trimmed, looked up as trimmed
+			}
+			if stored[kind][lookup] {
+				dropped[e.Field] = true
 				continue
 			}
 		}
 		kept = append(kept, e)
 	}
-	return kept
+	return kept, dropped
+}
+
+// admStoredExpressions are the expressions of an old object by the last
+// element of the path kube-apiserver compiles them at.
+func admStoredExpressions(old runtime.Object) map[string]map[string]bool {
+	m := map[string]map[string]bool{"matchCondition": {}, "expression": {}, "messageExpression": {}, "valueExpression": {}}
+	switch o := old.(type) {
+	case *admissionregistrationv1.ValidatingWebhookConfiguration:
+		for _, h := range o.Webhooks {
+			for _, mc := range h.MatchConditions {
+				m["matchCondition"][mc.Expression] = true
+			}
+		}
+	case *admissionregistrationv1.MutatingWebhookConfiguration:
+		for _, h := range o.Webhooks {
+			for _, mc := range h.MatchConditions {
+				m["matchCondition"][mc.Expression] = true
+			}
+		}
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		for _, mc := range o.Spec.MatchConditions {
+			m["matchCondition"][mc.Expression] = true
+		}
+		for _, v := range o.Spec.Validations {
+			m["expression"][v.Expression] = true
+			m["messageExpression"][v.MessageExpression] = true
+		}
+		for _, a := range o.Spec.AuditAnnotations {
+			m["valueExpression"][a.ValueExpression] = true
+		}
+	}
+	return m
 }
 
 func equalStrings(a, b []string) bool {
@@ -164,9 +212,6 @@ func TestAdmissionRealWorldValidationMatchesKube(t *testing.T) {
 			t.Logf("%s: %v (validating the rest)", filepath.Base(f), err)
 		}
 		for _, obj := range objs {
-			if admIsPolicy(obj) {
-				continue // policies come next
-			}
 			admCompare(t, &c, filepath.Base(f), obj, nil)
 			admCompare(t, &c, filepath.Base(f)+" (update)", obj, obj)
 		}
@@ -183,6 +228,10 @@ func TestAdmissionRealWorldVerdicts(t *testing.T) {
 		"kubernetes__website__static-validating-webhook.yaml":              true,
 		"kubernetes__enhancements__kep-5793-static-webhook-no-suffix.yaml": true,
 		"kyverno__kyverno__chainsaw-only-pod-webhooks-assert.yaml":         true,
+		// names ending with .static.k8s.io are reserved in the API
+		"kubernetes__website__static-deny-privileged-policy.yaml":      true,
+		"kubernetes__website__static-protect-admission-resources.yaml": true,
+		"kubernetes__website__static-list-format-policy.yaml":          true,
 	}
 	files, err := filepath.Glob(filepath.Join("testdata", "admission-webhooks", "*.yaml"))
 	require.NoError(t, err)
@@ -192,9 +241,6 @@ func TestAdmissionRealWorldVerdicts(t *testing.T) {
 		objs, err := admDecodeAll(data)
 		bad := err != nil
 		for _, obj := range objs {
-			if admIsPolicy(obj) {
-				continue // policies come next
-			}
 			errs, _ := admGatehouse(admREST(t), obj, nil)
 			bad = bad || len(errs) > 0
 		}
@@ -202,10 +248,39 @@ func TestAdmissionRealWorldVerdicts(t *testing.T) {
 	}
 }
 
-func admIsPolicy(obj runtime.Object) bool {
-	switch obj.(type) {
-	case *admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
-		return true
+// TestAdmissionPolicyValidationMatchesKube compares the create and update
+// validation of validating admission policies over the generated corpus.
+func TestAdmissionPolicyValidationMatchesKube(t *testing.T) {
+	var create, update admCounts
+	corpus := admPolicyCorpus(1500)
+	muts := admPolicyMutations()
+	for i, p := range corpus {
+		admCompare(t, &create, "VAP create", p, nil)
+		n := p.DeepCopy()
+		muts[(i*7919)%len(muts)].apply(n)
+		admCompare(t, &update, "VAP update", n, p)
+		admCompare(t, &update, "VAP no-op update", p, p)
+		admCompare(t, &update, "VAP update to another", corpus[(i*104729+1)%len(corpus)], p)
+		if t.Failed() {
+			break
+		}
 	}
-	return false
+	t.Logf("validating admission policies: create: %d cases (%d valid); update: %d cases (%d valid), %d where 1.37 accepts a stored includes()", create.cases, create.valid, update.cases, update.valid, update.newer)
+	assert.Greater(t, create.valid, 300)
+}
+
+// TestAdmissionPolicyBindingValidationMatchesKube compares the validation
+// of bindings.
+func TestAdmissionPolicyBindingValidationMatchesKube(t *testing.T) {
+	var c admCounts
+	corpus := admBindingCorpus(1500)
+	for i, b := range corpus {
+		admCompare(t, &c, "VAPB create", b, nil)
+		admCompare(t, &c, "VAPB update", corpus[(i*104729+1)%len(corpus)], b)
+		if t.Failed() {
+			break
+		}
+	}
+	t.Logf("validating admission policy bindings: %d cases (%d valid)", c.cases, c.valid)
+	assert.Greater(t, c.valid, 50)
 }
