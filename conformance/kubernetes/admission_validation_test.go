@@ -10,8 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	admvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
@@ -283,4 +285,35 @@ func TestAdmissionPolicyBindingValidationMatchesKube(t *testing.T) {
 	}
 	t.Logf("validating admission policy bindings: %d cases (%d valid)", c.cases, c.valid)
 	assert.Greater(t, c.valid, 50)
+}
+
+// TestAdmissionStaticNamesFeatureOffMatchesKube compares StaticNamesWarned
+// with the strategies when ManifestBasedAdmissionControlConfig is off (1.36's
+// default): no reservation on create, the warning of WarningsForStaticSuffix
+// on create and on update.
+func TestAdmissionStaticNamesFeatureOffMatchesKube(t *testing.T) {
+	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesWarned})
+	require.NoError(t, err)
+	names := []string{"a.static.k8s.io", ".static.k8s.io", "static.k8s.io", "a.static.k8s.io.b", "x.k8s.io", "A.static.k8s.io"}
+	var objs []runtime.Object
+	for _, n := range names {
+		m := admBaseMWCs()[0]
+		m.Name = n
+		p := admBasePolicies()[0]
+		p.Name = n
+		b := admBindingCorpus(0)[0]
+		b.Name = n
+		objs = append(objs, m, admToValidating(m), p, b)
+	}
+	for _, obj := range objs {
+		name := obj.(metav1.Object).GetName()
+		wantErrs, _ := admOracle(t, obj, nil)
+		// The strategy's Validate without the feature: no suffix check.
+		wantErrs = wantErrs[:len(wantErrs)-len(admvalidation.ValidateStaticSuffix(name, field.NewPath("metadata", "name")))]
+		gotErrs, gotWarnings := admGatehouse(v, obj, nil)
+		assert.Equal(t, admRender(wantErrs), admRender(gotErrs), "%T %s", obj, name)
+		assert.Equal(t, admvalidation.WarningsForStaticSuffix(name), gotWarnings, "%T %s: warnings on create", obj, name)
+		_, gotWarnings = admGatehouse(v, obj, obj)
+		assert.Equal(t, admvalidation.WarningsForStaticSuffix(name), gotWarnings, "%T %s: warnings on update", obj, name)
+	}
 }
