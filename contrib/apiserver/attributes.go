@@ -1,0 +1,170 @@
+package apiserver
+
+import (
+	"errors"
+
+	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apiserver/pkg/authentication/user"
+	kauthorizer "k8s.io/apiserver/pkg/authorization/authorizer"
+
+	"github.com/gatehouse-dev/gatehouse/authorizer"
+)
+
+// FromKubeAttributes converts k8s.io/apiserver's attributes of a request to
+// gatehouse's. A nil a gives nil. See the package documentation for the
+// selectors.
+func FromKubeAttributes(a kauthorizer.Attributes) *authorizer.Attributes {
+	if a == nil {
+		return nil
+	}
+	if ka, ok := a.(*kubeAttributes); ok {
+		return ka.a
+	}
+	c := new(convertedAttributes)
+	fromKube(a, c)
+	return &c.Attributes
+}
+
+// convertedAttributes holds the attributes and the user in one allocation.
+type convertedAttributes struct {
+	authorizer.Attributes
+	user authorizer.User
+}
+
+func fromKube(a kauthorizer.Attributes, c *convertedAttributes) {
+	out := &c.Attributes
+	if u := a.GetUser(); u != nil {
+		c.user = authorizer.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
+		out.User = &c.user
+	}
+	out.Verb = a.GetVerb()
+	out.ResourceRequest = a.IsResourceRequest()
+	out.Namespace = a.GetNamespace()
+	out.APIGroup = a.GetAPIGroup()
+	out.APIVersion = a.GetAPIVersion()
+	out.Resource = a.GetResource()
+	out.Subresource = a.GetSubresource()
+	out.Name = a.GetName()
+	out.Path = a.GetPath()
+	// As k8s.io/apiserver's webhook authorizer does, keep the requirements
+	// even if parsing also failed.
+	if reqs, _ := a.GetFieldSelector(); len(reqs) > 0 {
+		out.FieldSelector = make([]authorizer.FieldRequirement, len(reqs))
+		for i, r := range reqs {
+			out.FieldSelector[i] = authorizer.FieldRequirement{Field: r.Field, Operator: r.Operator, Value: r.Value}
+		}
+	}
+	if reqs, _ := a.GetLabelSelector(); len(reqs) > 0 {
+		out.LabelSelector = make([]authorizer.LabelRequirement, len(reqs))
+		for i := range reqs {
+			r := &reqs[i]
+			var values []string
+			if vs := r.ValuesUnsorted(); len(vs) > 0 {
+				values = vs
+			}
+			out.LabelSelector[i] = authorizer.LabelRequirement{Key: r.Key(), Operator: r.Operator(), Values: values}
+		}
+	}
+}
+
+// ToKubeAttributes converts gatehouse's attributes of a request to
+// k8s.io/apiserver's. A nil a gives attributes without user. See the package
+// documentation for the selectors.
+func ToKubeAttributes(a *authorizer.Attributes) kauthorizer.AttributesRecord {
+	if a == nil {
+		return kauthorizer.AttributesRecord{}
+	}
+	rec := kauthorizer.AttributesRecord{
+		Verb:            a.Verb,
+		Namespace:       a.Namespace,
+		APIGroup:        a.APIGroup,
+		APIVersion:      a.APIVersion,
+		Resource:        a.Resource,
+		Subresource:     a.Subresource,
+		Name:            a.Name,
+		ResourceRequest: a.ResourceRequest,
+		Path:            a.Path,
+	}
+	if a.User != nil {
+		rec.User = &user.DefaultInfo{Name: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
+	}
+	rec.FieldSelectorRequirements = kubeFieldRequirements(a.FieldSelector)
+	rec.LabelSelectorRequirements, rec.LabelSelectorParsingErr = kubeLabelRequirements(a.LabelSelector)
+	return rec
+}
+
+func kubeFieldRequirements(reqs []authorizer.FieldRequirement) fields.Requirements {
+	if len(reqs) == 0 {
+		return nil
+	}
+	out := make(fields.Requirements, len(reqs))
+	for i, r := range reqs {
+		out[i] = fields.Requirement{Operator: r.Operator, Field: r.Field, Value: r.Value}
+	}
+	return out
+}
+
+// kubeLabelRequirements keeps every requirement: labels.NewRequirement
+// builds the requirement as given and reports separately what it finds
+// wrong with it.
+func kubeLabelRequirements(reqs []authorizer.LabelRequirement) (labels.Requirements, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	out := make(labels.Requirements, len(reqs))
+	var errs []error
+	for i, r := range reqs {
+		req, err := labels.NewRequirement(r.Key, r.Operator, r.Values)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if req == nil {
+			// Not so in apimachinery v0.37; kept as a safeguard.
+			return out[:i], errors.Join(errs...)
+		}
+		out[i] = *req
+	}
+	return out, errors.Join(errs...)
+}
+
+// kubeAttributes presents gatehouse's attributes as k8s.io/apiserver's
+// without copying them; the selectors are converted when asked for.
+type kubeAttributes struct {
+	a *authorizer.Attributes
+}
+
+var _ kauthorizer.Attributes = (*kubeAttributes)(nil)
+
+func (k *kubeAttributes) GetUser() user.Info {
+	if k.a.User == nil {
+		return nil
+	}
+	return (*kubeUser)(k.a.User)
+}
+func (k *kubeAttributes) GetVerb() string { return k.a.Verb }
+func (k *kubeAttributes) IsReadOnly() bool {
+	return k.a.Verb == "get" || k.a.Verb == "list" || k.a.Verb == "watch"
+}
+func (k *kubeAttributes) GetNamespace() string    { return k.a.Namespace }
+func (k *kubeAttributes) GetResource() string     { return k.a.Resource }
+func (k *kubeAttributes) GetSubresource() string  { return k.a.Subresource }
+func (k *kubeAttributes) GetName() string         { return k.a.Name }
+func (k *kubeAttributes) GetAPIGroup() string     { return k.a.APIGroup }
+func (k *kubeAttributes) GetAPIVersion() string   { return k.a.APIVersion }
+func (k *kubeAttributes) IsResourceRequest() bool { return k.a.ResourceRequest }
+func (k *kubeAttributes) GetPath() string         { return k.a.Path }
+func (k *kubeAttributes) GetFieldSelector() (fields.Requirements, error) {
+	return kubeFieldRequirements(k.a.FieldSelector), nil
+}
+func (k *kubeAttributes) GetLabelSelector() (labels.Requirements, error) {
+	return kubeLabelRequirements(k.a.LabelSelector)
+}
+
+// kubeUser presents gatehouse's user as a user.Info.
+type kubeUser authorizer.User
+
+func (u *kubeUser) GetName() string               { return u.Name }
+func (u *kubeUser) GetUID() string                { return u.UID }
+func (u *kubeUser) GetGroups() []string           { return u.Groups }
+func (u *kubeUser) GetExtra() map[string][]string { return u.Extra }
