@@ -67,8 +67,8 @@ func corpusGatehouseFieldRequirements() [][]authorizer.FieldRequirement {
 }
 
 type corpusTarget struct {
-	resource bool
-	verb, namespace, group, version, resource_, subresource, name, path string
+	resourceRequest                                                    bool
+	verb, namespace, group, version, resource, subresource, name, path string
 }
 
 var corpusTargets = []corpusTarget{
@@ -95,8 +95,8 @@ func kubeCorpus(n int, seed uint64) []kubeCorpusCase {
 	for i := range n {
 		t := corpusTargets[r.IntN(len(corpusTargets))]
 		rec := kauthorizer.AttributesRecord{
-			Verb: t.verb, Namespace: t.namespace, APIGroup: t.group, APIVersion: t.version, Resource: t.resource_,
-			Subresource: t.subresource, Name: t.name, ResourceRequest: t.resource, Path: t.path,
+			Verb: t.verb, Namespace: t.namespace, APIGroup: t.group, APIVersion: t.version, Resource: t.resource,
+			Subresource: t.subresource, Name: t.name, ResourceRequest: t.resourceRequest, Path: t.path,
 		}
 		if u := users[r.IntN(len(users))]; u != nil {
 			rec.User = &user.DefaultInfo{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
@@ -104,7 +104,7 @@ func kubeCorpus(n int, seed uint64) []kubeCorpusCase {
 		fs := corpusFieldSelectors[r.IntN(len(corpusFieldSelectors))]
 		ls := corpusLabelSelectors[r.IntN(len(corpusLabelSelectors))]
 		setSelectors(&rec, fs, ls)
-		out = append(out, kubeCorpusCase{name: fmt.Sprintf("%03d %s %s fs=%q ls=%q", i, t.verb, t.resource_+t.path, fs, ls), attrs: rec})
+		out = append(out, kubeCorpusCase{name: fmt.Sprintf("%03d %s %s fs=%q ls=%q", i, t.verb, t.resource+t.path, fs, ls), attrs: rec})
 	}
 	return out
 }
@@ -139,8 +139,8 @@ func gatehouseCorpus(n int, seed uint64) []*authorizer.Attributes {
 	for range n {
 		t := corpusTargets[r.IntN(len(corpusTargets))]
 		a := &authorizer.Attributes{
-			User: users[r.IntN(len(users))], Verb: t.verb, ResourceRequest: t.resource, Namespace: t.namespace, APIGroup: t.group,
-			APIVersion: t.version, Resource: t.resource_, Subresource: t.subresource, Name: t.name, Path: t.path,
+			User: users[r.IntN(len(users))], Verb: t.verb, ResourceRequest: t.resourceRequest, Namespace: t.namespace, APIGroup: t.group,
+			APIVersion: t.version, Resource: t.resource, Subresource: t.subresource, Name: t.name, Path: t.path,
 		}
 		switch r.IntN(3) {
 		case 0:

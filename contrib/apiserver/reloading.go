@@ -9,6 +9,7 @@ import (
 	kauthorizer "k8s.io/apiserver/pkg/authorization/authorizer"
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
+	"github.com/gatehouse-dev/gatehouse/authzconfig"
 )
 
 // ReloadingOptions configure NewReloadingAuthorizer.
@@ -23,6 +24,9 @@ type ReloadingOptions struct {
 	// file names besides Webhook, AlwaysAllow and AlwaysDeny: RBAC, Node,
 	// ABAC or the server's own. They join Options.Authorizers, wrapped with
 	// FromKube; a type in both is an error.
+	//
+	// When Validate.KnownTypes is nil, the file may name kube-apiserver's
+	// types and the types of KubeAuthorizers and Options.Authorizers.
 	KubeAuthorizers map[string]kauthorizer.Authorizer
 }
 
@@ -52,9 +56,22 @@ func NewReloadingAuthorizer(ctx context.Context, opts ReloadingOptions) (*Reload
 			if _, dup := all[typ]; dup {
 				return nil, fmt.Errorf("apiserver: authorizer type %q is in both Options.Authorizers and KubeAuthorizers", typ)
 			}
-			all[typ] = FromKube(opts.KubeAuthorizers[typ])
+			k := opts.KubeAuthorizers[typ]
+			if k == nil {
+				return nil, fmt.Errorf("apiserver: KubeAuthorizers[%q] is nil", typ)
+			}
+			all[typ] = FromKube(k)
 		}
 		ro.Options.Authorizers = all
+	}
+	if ro.Validate.KnownTypes == nil {
+		known := authzconfig.KubeAPIServerTypes()
+		for typ := range ro.Options.Authorizers {
+			if !slices.Contains(known, typ) {
+				known = append(known, typ)
+			}
+		}
+		ro.Validate.KnownTypes = known
 	}
 	r, err := authorizer.NewReloader(ro)
 	if err != nil {
