@@ -46,4 +46,14 @@
 //
 // Slices and maps (groups, extra, values) are shared, not copied: the
 // authorizers must treat attributes as read-only, as both libraries require.
+//
+// # Differences from kube-apiserver
+//
+//   - Nil attributes (no request at all) reach the wrapped authorizer as
+//     attributes without user, and a nil authorizer denies with an error;
+//     k8s.io/apiserver's authorizers crash on either.
+//   - The chain of NewReloadingAuthorizer is gatehouse's reloading chain, with
+//     the differences that package authorizer documents (it also follows the
+//     webhooks' kubeconfig and certificate files, polls instead of watching,
+//     logs nothing).
 package apiserver
