@@ -34,31 +34,48 @@ type convertedAttributes struct {
 
 func fromKube(a kauthorizer.Attributes, c *convertedAttributes) {
 	out := &c.Attributes
-	if u := a.GetUser(); u != nil {
-		c.user = authorizer.User{Name: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups(), Extra: u.GetExtra()}
+	// k8s.io/apiserver's filter passes a *AttributesRecord: its fields are
+	// read directly rather than through a dozen method calls.
+	var u user.Info
+	var fieldReqs fields.Requirements
+	var labelReqs labels.Requirements
+	switch rec := a.(type) {
+	case *kauthorizer.AttributesRecord:
+		u, fieldReqs, labelReqs = rec.User, rec.FieldSelectorRequirements, rec.LabelSelectorRequirements
+		*out = authorizer.Attributes{Verb: rec.Verb, ResourceRequest: rec.ResourceRequest, Namespace: rec.Namespace,
+			APIGroup: rec.APIGroup, APIVersion: rec.APIVersion, Resource: rec.Resource, Subresource: rec.Subresource,
+			Name: rec.Name, Path: rec.Path}
+	default:
+		u = a.GetUser()
+		*out = authorizer.Attributes{Verb: a.GetVerb(), ResourceRequest: a.IsResourceRequest(), Namespace: a.GetNamespace(),
+			APIGroup: a.GetAPIGroup(), APIVersion: a.GetAPIVersion(), Resource: a.GetResource(), Subresource: a.GetSubresource(),
+			Name: a.GetName(), Path: a.GetPath()}
+		// As k8s.io/apiserver's webhook authorizer does, keep the
+		// requirements even if parsing also failed.
+		fieldReqs, _ = a.GetFieldSelector()
+		labelReqs, _ = a.GetLabelSelector()
+	}
+	switch info := u.(type) {
+	case nil:
+	case *user.DefaultInfo:
+		if info != nil {
+			c.user = authorizer.User{Name: info.Name, UID: info.UID, Groups: info.Groups, Extra: info.Extra}
+			out.User = &c.user
+		}
+	default:
+		c.user = authorizer.User{Name: info.GetName(), UID: info.GetUID(), Groups: info.GetGroups(), Extra: info.GetExtra()}
 		out.User = &c.user
 	}
-	out.Verb = a.GetVerb()
-	out.ResourceRequest = a.IsResourceRequest()
-	out.Namespace = a.GetNamespace()
-	out.APIGroup = a.GetAPIGroup()
-	out.APIVersion = a.GetAPIVersion()
-	out.Resource = a.GetResource()
-	out.Subresource = a.GetSubresource()
-	out.Name = a.GetName()
-	out.Path = a.GetPath()
-	// As k8s.io/apiserver's webhook authorizer does, keep the requirements
-	// even if parsing also failed.
-	if reqs, _ := a.GetFieldSelector(); len(reqs) > 0 {
-		out.FieldSelector = make([]authorizer.FieldRequirement, len(reqs))
-		for i, r := range reqs {
+	if len(fieldReqs) > 0 {
+		out.FieldSelector = make([]authorizer.FieldRequirement, len(fieldReqs))
+		for i, r := range fieldReqs {
 			out.FieldSelector[i] = authorizer.FieldRequirement{Field: r.Field, Operator: r.Operator, Value: r.Value}
 		}
 	}
-	if reqs, _ := a.GetLabelSelector(); len(reqs) > 0 {
-		out.LabelSelector = make([]authorizer.LabelRequirement, len(reqs))
-		for i := range reqs {
-			r := &reqs[i]
+	if len(labelReqs) > 0 {
+		out.LabelSelector = make([]authorizer.LabelRequirement, len(labelReqs))
+		for i := range labelReqs {
+			r := &labelReqs[i]
 			var values []string
 			if vs := r.ValuesUnsorted(); len(vs) > 0 {
 				values = vs

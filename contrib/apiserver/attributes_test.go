@@ -134,6 +134,10 @@ func TestRoundTripsLoseNothing(t *testing.T) {
 		assert.Equal(t, a, FromKubeAttributes(ToKubeAttributes(a)), "gatehouse request %d", i)
 	}
 	for _, c := range kubeCorpus(500, 7) {
+		// The filter's *AttributesRecord is read field by field, any other
+		// implementation through its methods: the same attributes.
+		assert.Equal(t, FromKubeAttributes(c.attrs), FromKubeAttributes(&c.attrs), c.name)
+		assert.Equal(t, FromKubeAttributes(c.attrs), FromKubeAttributes(methodsOnly{c.attrs}), c.name)
 		want := viewOf(c.attrs)
 		// The parsing errors have no place in gatehouse's attributes.
 		want.FieldErr, want.LabelErr = "", ""
@@ -174,4 +178,43 @@ func FuzzAttributesRoundTrip(f *testing.F) {
 		want.FieldErr, want.LabelErr = "", ""
 		assert.Equal(t, want, viewOf(ToKubeAttributes(FromKubeAttributes(parsed))))
 	})
+}
+
+// methodsOnly hides the type of the attributes and of their user, so that
+// only their methods can be called.
+type methodsOnly struct{ rec kauthorizer.AttributesRecord }
+
+func (m methodsOnly) GetUser() user.Info {
+	if m.rec.User == nil {
+		return nil
+	}
+	return userMethodsOnly{m.rec.User}
+}
+func (m methodsOnly) GetVerb() string         { return m.rec.GetVerb() }
+func (m methodsOnly) IsReadOnly() bool        { return m.rec.IsReadOnly() }
+func (m methodsOnly) GetNamespace() string    { return m.rec.GetNamespace() }
+func (m methodsOnly) GetResource() string     { return m.rec.GetResource() }
+func (m methodsOnly) GetSubresource() string  { return m.rec.GetSubresource() }
+func (m methodsOnly) GetName() string         { return m.rec.GetName() }
+func (m methodsOnly) GetAPIGroup() string     { return m.rec.GetAPIGroup() }
+func (m methodsOnly) GetAPIVersion() string   { return m.rec.GetAPIVersion() }
+func (m methodsOnly) IsResourceRequest() bool { return m.rec.IsResourceRequest() }
+func (m methodsOnly) GetPath() string         { return m.rec.GetPath() }
+func (m methodsOnly) GetFieldSelector() (fields.Requirements, error) {
+	return m.rec.GetFieldSelector()
+}
+func (m methodsOnly) GetLabelSelector() (labels.Requirements, error) {
+	return m.rec.GetLabelSelector()
+}
+
+type userMethodsOnly struct{ u user.Info }
+
+func (u userMethodsOnly) GetName() string               { return u.u.GetName() }
+func (u userMethodsOnly) GetUID() string                { return u.u.GetUID() }
+func (u userMethodsOnly) GetGroups() []string           { return u.u.GetGroups() }
+func (u userMethodsOnly) GetExtra() map[string][]string { return u.u.GetExtra() }
+
+func TestTypedNilUserIsNoUser(t *testing.T) {
+	var u *user.DefaultInfo
+	assert.Nil(t, FromKubeAttributes(&kauthorizer.AttributesRecord{User: u, Verb: "get"}).User)
 }

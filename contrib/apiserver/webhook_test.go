@@ -114,7 +114,8 @@ func TestToKubeWebhookMatchesKubeWebhook(t *testing.T) {
 		for _, c := range kubeCorpus(300, 11) {
 			want := outcomeOf(p.kube.Authorize(ctx, c.attrs))
 			wantBodies := p.bodies()
-			got := outcomeOf(adapter.Authorize(ctx, c.attrs))
+			// The filter passes a pointer.
+			got := outcomeOf(adapter.Authorize(ctx, &c.attrs))
 			gotBodies := p.bodies()
 			assert.Equal(t, want, got, "conditions=%d %s", len(conditions), c.name)
 			assert.Equal(t, wantBodies, gotBodies, "conditions=%d %s", len(conditions), c.name)
