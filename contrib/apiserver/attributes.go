@@ -18,7 +18,7 @@ func FromKubeAttributes(a kauthorizer.Attributes) *authorizer.Attributes {
 	if a == nil {
 		return nil
 	}
-	if ka, ok := a.(*kubeAttributes); ok {
+	if ka, ok := a.(kubeAttributes); ok {
 		return ka.a
 	}
 	c := new(convertedAttributes)
@@ -146,35 +146,36 @@ func kubeLabelRequirements(reqs []authorizer.LabelRequirement) (labels.Requireme
 }
 
 // kubeAttributes presents gatehouse's attributes as k8s.io/apiserver's
-// without copying them; the selectors are converted when asked for.
+// without copying them; the selectors are converted when asked for. A
+// struct of one pointer, it fits in an interface without an allocation.
 type kubeAttributes struct {
 	a *authorizer.Attributes
 }
 
-var _ kauthorizer.Attributes = (*kubeAttributes)(nil)
+var _ kauthorizer.Attributes = kubeAttributes{}
 
-func (k *kubeAttributes) GetUser() user.Info {
+func (k kubeAttributes) GetUser() user.Info {
 	if k.a.User == nil {
 		return nil
 	}
 	return (*kubeUser)(k.a.User)
 }
-func (k *kubeAttributes) GetVerb() string { return k.a.Verb }
-func (k *kubeAttributes) IsReadOnly() bool {
+func (k kubeAttributes) GetVerb() string { return k.a.Verb }
+func (k kubeAttributes) IsReadOnly() bool {
 	return k.a.Verb == "get" || k.a.Verb == "list" || k.a.Verb == "watch"
 }
-func (k *kubeAttributes) GetNamespace() string    { return k.a.Namespace }
-func (k *kubeAttributes) GetResource() string     { return k.a.Resource }
-func (k *kubeAttributes) GetSubresource() string  { return k.a.Subresource }
-func (k *kubeAttributes) GetName() string         { return k.a.Name }
-func (k *kubeAttributes) GetAPIGroup() string     { return k.a.APIGroup }
-func (k *kubeAttributes) GetAPIVersion() string   { return k.a.APIVersion }
-func (k *kubeAttributes) IsResourceRequest() bool { return k.a.ResourceRequest }
-func (k *kubeAttributes) GetPath() string         { return k.a.Path }
-func (k *kubeAttributes) GetFieldSelector() (fields.Requirements, error) {
+func (k kubeAttributes) GetNamespace() string    { return k.a.Namespace }
+func (k kubeAttributes) GetResource() string     { return k.a.Resource }
+func (k kubeAttributes) GetSubresource() string  { return k.a.Subresource }
+func (k kubeAttributes) GetName() string         { return k.a.Name }
+func (k kubeAttributes) GetAPIGroup() string     { return k.a.APIGroup }
+func (k kubeAttributes) GetAPIVersion() string   { return k.a.APIVersion }
+func (k kubeAttributes) IsResourceRequest() bool { return k.a.ResourceRequest }
+func (k kubeAttributes) GetPath() string         { return k.a.Path }
+func (k kubeAttributes) GetFieldSelector() (fields.Requirements, error) {
 	return kubeFieldRequirements(k.a.FieldSelector), nil
 }
-func (k *kubeAttributes) GetLabelSelector() (labels.Requirements, error) {
+func (k kubeAttributes) GetLabelSelector() (labels.Requirements, error) {
 	return kubeLabelRequirements(k.a.LabelSelector)
 }
 
