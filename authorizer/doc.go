@@ -16,14 +16,17 @@
 //     kube-apiserver's client does, and reaches the webhook through a
 //     kubeconfig file (ConnectionFromKubeconfig) or the caller's Connection.
 //   - New: the chain of an authzconfig.Configuration, with the caller's
-//     authorizers for RBAC, Node, ABAC or its own types; NewFromCompiled
+//     authorizers for RBAC (package rbac has kube-apiserver's), Node, ABAC
+//     or its own types; NewFromCompiled
 //     does the same with the match conditions authzconfig compiled when it
 //     validated the configuration.
 //   - NewReloader: that chain, following its configuration file and the
 //     files the webhooks' kubeconfigs name, with kube-apiserver's reload
 //     rules and metrics, keeping the last good chain.
 //   - Explain: an account of one decision (each authorizer asked, match
-//     conditions, cache, webhook attempts), which Authorize does not pay for.
+//     conditions, cache, webhook attempts, and the details of authorizers
+//     that implement Explainer, such as package rbac's binding, role and
+//     rule), which Authorize does not pay for.
 //   - Package authorizertest: a fake webhook for tests.
 //
 // The caller supplies the clock (retries, timeouts, caches, polling and

@@ -34,6 +34,10 @@ type Step struct {
 	Steps []Step
 	// Webhook is set for a webhook authorizer.
 	Webhook *WebhookStep
+	// Details are what an Explainer told about its decision, one line
+	// each: for package rbac's authorizer, the bindings that applied and
+	// the role and rule that allowed.
+	Details []string
 
 	chain bool
 }
@@ -135,6 +139,16 @@ type tracer interface {
 	authorizeTraced(ctx context.Context, a *Attributes, s *Step) (Decision, string, error)
 }
 
+// Explainer is implemented by authorizers of other packages that can say
+// more about a decision than its outcome, such as package rbac's
+// authorizer. Explain calls AuthorizeExplained instead of Authorize and
+// keeps the lines it returns in Step.Details.
+type Explainer interface {
+	// AuthorizeExplained decides as Authorize does and returns, besides,
+	// lines that tell how.
+	AuthorizeExplained(ctx context.Context, a *Attributes) (Decision, string, []string, error)
+}
+
 // authorizeStep asks az, tracing into s when az can.
 func authorizeStep(ctx context.Context, az Authorizer, a *Attributes, s *Step) (Decision, string, error) {
 	var (
@@ -144,6 +158,8 @@ func authorizeStep(ctx context.Context, az Authorizer, a *Attributes, s *Step) (
 	)
 	if t, ok := az.(tracer); ok {
 		d, reason, err = t.authorizeTraced(ctx, a, s)
+	} else if e, ok := az.(Explainer); ok {
+		d, reason, s.Details, err = e.AuthorizeExplained(ctx, a)
 	} else {
 		d, reason, err = az.Authorize(ctx, a)
 	}
@@ -202,6 +218,9 @@ func writeSteps(b *strings.Builder, steps []Step, indent string) {
 		}
 		if w := s.Webhook; w != nil {
 			b.WriteString(" [" + w.summary() + "]")
+		}
+		for _, d := range s.Details {
+			b.WriteString("\n" + indent + "  " + d)
 		}
 		writeSteps(b, s.Steps, indent+"  ")
 	}

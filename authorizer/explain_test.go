@@ -80,3 +80,25 @@ func TestOutcomeStrings(t *testing.T) {
 	assert.Equal(t, "miss", CacheMiss.String())
 	assert.Equal(t, "CacheOutcome(9)", CacheOutcome(9).String())
 }
+
+type explainedAuthorizer struct{}
+
+func (explainedAuthorizer) Authorize(context.Context, *Attributes) (Decision, string, error) {
+	return DecisionAllow, "plain", nil
+}
+
+func (explainedAuthorizer) AuthorizeExplained(context.Context, *Attributes) (Decision, string, []string, error) {
+	return DecisionAllow, "explained", []string{"first line", "second line"}, nil
+}
+
+func TestExplainAsksAnExplainer(t *testing.T) {
+	chain, err := NewChain(Named{Name: "mine", Authorizer: WithDecisionMetrics(nil, "Mine", "mine", explainedAuthorizer{})})
+	require.NoError(t, err)
+	trace := Explain(context.Background(), chain, &Attributes{User: &User{Name: "u"}, Verb: "get", Path: "/"})
+	require.Len(t, trace.Steps, 1)
+	assert.Equal(t, []string{"first line", "second line"}, trace.Steps[0].Details)
+	assert.Equal(t, "Allow \"explained\"\n  mine (Mine): Allow \"explained\"\n    first line\n    second line", trace.String())
+	d, reason, _ := chain.Authorize(context.Background(), &Attributes{User: &User{Name: "u"}, Verb: "get", Path: "/"})
+	assert.Equal(t, DecisionAllow, d)
+	assert.Equal(t, "plain", reason)
+}

@@ -6,7 +6,8 @@
 //
 // It starts the two webhooks on the loopback interface, writes the
 // configuration (kep-sample.yaml) and the first webhook's kubeconfig to a
-// temporary directory, builds the chain with small stand-ins for RBAC and
+// temporary directory, builds the chain with the RBAC authorizer of package
+// authorizer/rbac over the objects of rbac.yaml and a small stand-in for
 // Node, and asks it about a dozen requests that walk through the stories of
 // the KEP: protected kube-system resources, a webhook skipped by its match
 // conditions, a decision from the cache, the failure policies Deny and
@@ -34,12 +35,16 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
 	"github.com/gatehouse-dev/gatehouse/authorizer/authorizertest"
+	"github.com/gatehouse-dev/gatehouse/authorizer/rbac"
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
 //go:embed kep-sample.yaml
 var kepSample string
+
+//go:embed rbac.yaml
+var rbacObjects string
 
 func main() {
 	if err := run(os.Stdout); err != nil {
@@ -81,11 +86,22 @@ func run(out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// RBAC over the Roles and bindings of rbac.yaml, as kube-apiserver's RBAC
+	// authorizer would decide over them in a cluster (in a server, over its
+	// informers' listers: rbac.New).
+	objs, err := rbac.Decode([]byte(rbacObjects))
+	if err != nil {
+		return err
+	}
+	rbacAuthorizer, err := rbac.FromObjects(objs, rbac.Options{})
+	if err != nil {
+		return err
+	}
 	sink := metrics.NewMemory()
 	chain, err := authorizer.NewFromCompiled(compiled, authorizer.Options{
 		Authorizers: map[string]authorizer.Authorizer{
 			authzconfig.TypeNode: authorizer.Func(node),
-			authzconfig.TypeRBAC: authorizer.Func(rbac),
+			authzconfig.TypeRBAC: rbacAuthorizer,
 		},
 		// kube-apiserver cannot call a webhook "in cluster"; a library
 		// can, given the connection.
@@ -188,24 +204,11 @@ func catchAll(spec authorizationv1.SubjectAccessReviewSpec) authorizationv1.Subj
 	return authorizationv1.SubjectAccessReviewStatus{Reason: "no team owns this"}
 }
 
-// rbac stands in for RBAC: everyone authenticated may read in default and
-// see /healthz; kube-system's service accounts may do anything there.
-func rbac(_ context.Context, a *authorizer.Attributes) (authorizer.Decision, string, error) {
-	if a.User == nil {
-		return authorizer.DecisionNoOpinion, "", nil
-	}
-	switch {
-	case !a.ResourceRequest && a.Path == "/healthz":
-		return authorizer.DecisionAllow, `RBAC: allowed by ClusterRoleBinding "system:public-info-viewer"`, nil
-	case a.Namespace == "default" && (a.Verb == "get" || a.Verb == "list" || a.Verb == "watch") && a.Resource != "secrets":
-		return authorizer.DecisionAllow, `RBAC: allowed by RoleBinding "readers/default"`, nil
-	case a.Namespace == "kube-system" && strings.HasPrefix(a.User.Name, "system:serviceaccount:kube-system:"):
-		return authorizer.DecisionAllow, `RBAC: allowed by RoleBinding "system:controllers/kube-system"`, nil
-	}
-	return authorizer.DecisionNoOpinion, "", nil
-}
-
-// node stands in for the Node authorizer: kubelets may read pods.
+// node stands in for the Node authorizer: kubelets may read pods. The real
+// one stays the caller's: it decides from the graph of the pods, volumes,
+// secrets, configmaps, resource claims and volume attachments bound to each
+// node, which a server keeps from those objects' informers; RBAC's objects
+// say nothing of it.
 func node(_ context.Context, a *authorizer.Attributes) (authorizer.Decision, string, error) {
 	if a.User == nil || !strings.HasPrefix(a.User.Name, "system:node:") || a.Resource != "pods" || a.Verb != "get" {
 		return authorizer.DecisionNoOpinion, "", nil
