@@ -1,0 +1,151 @@
+package admissionmanifest
+
+import (
+	"io/fs"
+	"testing"
+	"testing/fstest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const vwcA = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: a.static.k8s.io
+webhooks:
+- name: a.example.com
+  clientConfig:
+    url: https://a.example.com/validate
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`
+
+const vwcB = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: b.static.k8s.io
+webhooks:
+- name: b.example.com
+  clientConfig:
+    url: https://b.example.com/validate
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+- name: b.example.com
+  clientConfig:
+    url: https://b.example.com/again
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
+`
+
+func dirFiles(files map[string]string) Files {
+	m := fstest.MapFS{"etc/manifests": &fstest.MapFile{Mode: fs.ModeDir}}
+	for name, content := range files {
+		m["etc/manifests/"+name] = &fstest.MapFile{Data: []byte(content)}
+	}
+	return FilesOf(m)
+}
+
+func TestLoadWebhookDirectory(t *testing.T) {
+	files := dirFiles(map[string]string{
+		"2-b.YML":        vwcB,
+		"1-a.yaml":       vwcA,
+		"empty.yaml":     "",
+		"notes.txt":      "not a manifest",
+		"sub/c.yaml":     "garbage: [",
+		".hidden.json":   `{"apiVersion":"v1","kind":"List","items":[]}`,
+		"3-separators.yml": "\n\n---\n\n",
+	})
+	m, err := Load(ValidatingAdmissionWebhook, "/etc/manifests", LoadOptions{Files: files})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.static.k8s.io", "b.static.k8s.io"}, m.Names())
+	var uids []string
+	for _, w := range m.Webhooks() {
+		uids = append(uids, w.UID)
+	}
+	assert.Equal(t, []string{
+		"manifest/a.static.k8s.io/a.example.com/0",
+		"manifest/b.static.k8s.io/b.example.com/0",
+		"manifest/b.static.k8s.io/b.example.com/1",
+	}, uids)
+	// The hash covers the files read, in name order, empty ones excluded.
+	h := newContentHash()
+	for _, c := range []string{`{"apiVersion":"v1","kind":"List","items":[]}`, vwcA, vwcB, "\n\n---\n\n"} {
+		h.add([]byte(c))
+	}
+	assert.Equal(t, h.String(), m.Hash())
+	assert.Empty(t, m.ValidatingWebhookConfigurations()[0].Kind, "no apiVersion and kind, as after kube-apiserver's round trip")
+}
+
+func TestLoadErrors(t *testing.T) {
+	noSuffix := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: plain
+`
+	service := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: s.static.k8s.io
+webhooks:
+- name: s.example.com
+  clientConfig:
+    service: {name: s, namespace: ns}
+`
+	noURL := `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: s.static.k8s.io
+webhooks:
+- name: s.example.com
+  clientConfig:
+    url: ""
+`
+	tests := []struct {
+		name   string
+		plugin Plugin
+		files  map[string]string
+		want   string
+	}{
+		{"no suffix", ValidatingAdmissionWebhook, map[string]string{"a.yaml": noSuffix},
+			`error loading /etc/manifests/a.yaml: "plain" in file "/etc/manifests/a.yaml" must have a name ending with ".static.k8s.io"`},
+		{"duplicate across files", ValidatingAdmissionWebhook, map[string]string{"a.yaml": vwcA, "b.yaml": vwcA},
+			`error loading /etc/manifests/b.yaml: duplicate name "a.static.k8s.io" found in file "/etc/manifests/b.yaml" (previously seen in "/etc/manifests/a.yaml")`},
+		{"service", ValidatingAdmissionWebhook, map[string]string{"a.yaml": service},
+			`error loading /etc/manifests/a.yaml: webhook "s.example.com" in "s.static.k8s.io" (file "/etc/manifests/a.yaml"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`},
+		{"empty url", ValidatingAdmissionWebhook, map[string]string{"a.yaml": noURL},
+			`error loading /etc/manifests/a.yaml: webhook "s.example.com" in "s.static.k8s.io" (file "/etc/manifests/a.yaml"): clientConfig.url is required for static manifests`},
+		{"wrong kind", MutatingAdmissionWebhook, map[string]string{"a.yaml": vwcA},
+			`error loading /etc/manifests/a.yaml: unsupported resource type *v1.ValidatingWebhookConfiguration`},
+		{"v1beta1", ValidatingAdmissionWebhook, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: a.static.k8s.io}\n"},
+			`error loading /etc/manifests/a.yaml: unsupported resource type *v1beta1.ValidatingWebhookConfiguration`},
+		{"unknown field", ValidatingAdmissionWebhook, map[string]string{"a.yaml": vwcA + "extra: 1\n"},
+			`error loading /etc/manifests/a.yaml: strict decoding error: unknown field "extra"`},
+		{"a document of comments only", ValidatingAdmissionWebhook, map[string]string{"a.yaml": vwcA + "---\n# the end\n"},
+			`error loading /etc/manifests/a.yaml: Object 'Kind' is missing in '# the end'`},
+		{"a leading separator before an empty document is a document", ValidatingAdmissionWebhook, map[string]string{"a.yaml": "---\n---\n" + vwcA},
+			`error loading /etc/manifests/a.yaml: Object 'Kind' is missing in '---'`},
+		{"text after a separator", ValidatingAdmissionWebhook, map[string]string{"a.yaml": vwcA + "--- x\n"},
+			`failed to split YAML documents in file "/etc/manifests/a.yaml": invalid Yaml document separator: x`},
+		{"list item", ValidatingAdmissionWebhook, map[string]string{"a.json": `{"apiVersion":"v1","kind":"List","items":[{"kind":"X"}]}`},
+			`error loading /etc/manifests/a.json: failed to decode list item: Object 'apiVersion' is missing in '{"kind":"X"}'`},
+		{"binding to missing policy", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p.static.k8s.io}\n"},
+			`binding "b.static.k8s.io" references policy "p.static.k8s.io" which does not exist in the manifest directory`},
+		{"binding suffix", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p}\n"},
+			`error loading /etc/manifests/a.yaml: binding "b.static.k8s.io": spec.policyName "p" must end with ".static.k8s.io"`},
+		{"param kind", MutatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p.static.k8s.io}\nspec: {paramKind: {apiVersion: v1, kind: ConfigMap}}\n"},
+			`error loading /etc/manifests/a.yaml: MutatingAdmissionPolicy "p.static.k8s.io": spec.paramKind is not supported for static manifests`},
+		{"param ref", MutatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p.static.k8s.io, paramRef: {name: x}}\n"},
+			`error loading /etc/manifests/a.yaml: binding "b.static.k8s.io": spec.paramRef is not supported for static manifests`},
+		{"no policy name", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\n"},
+			`error loading /etc/manifests/a.yaml: binding "b.static.k8s.io" must reference a policy (spec.policyName)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := Load(tt.plugin, "/etc/manifests", LoadOptions{Files: dirFiles(tt.files)})
+			assert.Nil(t, m)
+			require.Error(t, err)
+			assert.Equal(t, tt.want, err.Error())
+		})
+	}
+}
