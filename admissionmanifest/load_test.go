@@ -48,12 +48,12 @@ func dirFiles(files map[string]string) Files {
 
 func TestLoadWebhookDirectory(t *testing.T) {
 	files := dirFiles(map[string]string{
-		"2-b.YML":        vwcB,
-		"1-a.yaml":       vwcA,
-		"empty.yaml":     "",
-		"notes.txt":      "not a manifest",
-		"sub/c.yaml":     "garbage: [",
-		".hidden.json":   `{"apiVersion":"v1","kind":"List","items":[]}`,
+		"2-b.YML":          vwcB,
+		"1-a.yaml":         vwcA,
+		"empty.yaml":       "",
+		"notes.txt":        "not a manifest",
+		"sub/c.yaml":       "garbage: [",
+		".hidden.json":     `{"apiVersion":"v1","kind":"List","items":[]}`,
 		"3-separators.yml": "\n\n---\n\n",
 	})
 	m, err := Load(ValidatingAdmissionWebhook, "/etc/manifests", LoadOptions{Files: files})
