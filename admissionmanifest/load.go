@@ -113,7 +113,7 @@ func load(plugin Plugin, dir string, opts *LoadOptions) (*Manifests, error) {
 		return nil, err
 	}
 	l := &loader{plugin: plugin, validator: opts.Validator, seen: map[string]string{}, seenBindings: map[string]string{}}
-	l.m = &Manifests{plugin: plugin, dir: dir, hash: hash}
+	l.m = newManifests(plugin, dir, hash)
 	for _, d := range docs {
 		obj, err := decodeDocument(d.data)
 		if err == nil {

@@ -30,6 +30,25 @@ type Manifests struct {
 	webhooks []Webhook
 }
 
+// newManifests returns an empty set for a plugin, whose own kinds are
+// empty but not nil, as kube-apiserver's loaders return them.
+func newManifests(plugin Plugin, dir, hash string) *Manifests {
+	m := &Manifests{plugin: plugin, dir: dir, hash: hash}
+	switch plugin {
+	case ValidatingAdmissionWebhook:
+		m.validatingWebhookConfigurations = []*admissionregistrationv1.ValidatingWebhookConfiguration{}
+	case MutatingAdmissionWebhook:
+		m.mutatingWebhookConfigurations = []*admissionregistrationv1.MutatingWebhookConfiguration{}
+	case ValidatingAdmissionPolicy:
+		m.validatingAdmissionPolicies = []*admissionregistrationv1.ValidatingAdmissionPolicy{}
+		m.validatingAdmissionPolicyBindings = []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	case MutatingAdmissionPolicy:
+		m.mutatingAdmissionPolicies = []*admissionregistrationv1.MutatingAdmissionPolicy{}
+		m.mutatingAdmissionPolicyBindings = []*admissionregistrationv1.MutatingAdmissionPolicyBinding{}
+	}
+	return m
+}
+
 // Plugin is the plugin whose directory this is.
 func (m *Manifests) Plugin() Plugin { return m.plugin }
 
