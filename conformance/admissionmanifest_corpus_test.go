@@ -36,7 +36,7 @@ func (d manifestDir) write(dir string) error {
 type manifestGen struct{ r *rand.Rand }
 
 func (g manifestGen) pick(items ...string) string { return items[g.r.Intn(len(items))] }
-func (g manifestGen) chance(p float64) bool      { return g.r.Float64() < p }
+func (g manifestGen) chance(p float64) bool       { return g.r.Float64() < p }
 
 var objectNames = []string{"a.static.k8s.io", "b.static.k8s.io", "c.static.k8s.io", "d.static.k8s.io", "plain-name", "static.k8s.io.suffix-first", "e.static.k8s.io"}
 

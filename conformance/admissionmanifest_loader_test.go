@@ -254,7 +254,9 @@ func (k *kubeManifests) kubeLoad(t testing.TB, plugin admissionmanifest.Plugin, 
 			return manifestState{Err: err.Error()}
 		}
 		src := policysource.NewStaticPolicySource(dir, "",
-			func(*admissionregistrationv1.ValidatingAdmissionPolicy) (nopEvaluator, error) { return nopEvaluator{}, nil },
+			func(*admissionregistrationv1.ValidatingAdmissionPolicy) (nopEvaluator, error) {
+				return nopEvaluator{}, nil
+			},
 			policysource.PolicyLoadFunc[*admissionregistrationv1.ValidatingAdmissionPolicy, *admissionregistrationv1.ValidatingAdmissionPolicyBinding](k.loadVAP),
 			func(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) string { return b.Spec.PolicyName },
 			manifestmetrics.VAPManifestType)
