@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
 const vwcA = `apiVersion: admissionregistration.k8s.io/v1
@@ -31,7 +32,7 @@ webhooks:
     url: https://b.example.com/validate
   sideEffects: None
   admissionReviewVersions: ["v1"]
-- name: b.example.com
+- name: b2.example.com
   clientConfig:
     url: https://b.example.com/again
   sideEffects: None
@@ -66,7 +67,7 @@ func TestLoadWebhookDirectory(t *testing.T) {
 	assert.Equal(t, []string{
 		"manifest/a.static.k8s.io/a.example.com/0",
 		"manifest/b.static.k8s.io/b.example.com/0",
-		"manifest/b.static.k8s.io/b.example.com/1",
+		"manifest/b.static.k8s.io/b2.example.com/0",
 	}, uids)
 	// The hash covers the files read, in name order, empty ones excluded.
 	h := newContentHash()
@@ -74,7 +75,10 @@ func TestLoadWebhookDirectory(t *testing.T) {
 		h.add([]byte(c))
 	}
 	assert.Equal(t, h.String(), m.Hash())
-	assert.Empty(t, m.ValidatingWebhookConfigurations()[0].Kind, "no apiVersion and kind, as after kube-apiserver's round trip")
+	first := m.ValidatingWebhookConfigurations()[0]
+	assert.Empty(t, first.Kind, "no apiVersion and kind, as after kube-apiserver's round trip")
+	require.NotNil(t, first.Webhooks[0].TimeoutSeconds, "the v1 defaults are applied")
+	assert.Equal(t, int32(10), *first.Webhooks[0].TimeoutSeconds)
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -91,6 +95,8 @@ webhooks:
 - name: s.example.com
   clientConfig:
     service: {name: s, namespace: ns}
+  sideEffects: None
+  admissionReviewVersions: ["v1"]
 `
 	noURL := `apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
@@ -113,8 +119,10 @@ webhooks:
 			`error loading /etc/manifests/b.yaml: duplicate name "a.static.k8s.io" found in file "/etc/manifests/b.yaml" (previously seen in "/etc/manifests/a.yaml")`},
 		{"service", ValidatingAdmissionWebhook, map[string]string{"a.yaml": service},
 			`error loading /etc/manifests/a.yaml: webhook "s.example.com" in "s.static.k8s.io" (file "/etc/manifests/a.yaml"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`},
+		// The REST validation comes first: the loader's own "clientConfig.url
+		// is required for static manifests" is unreachable after it.
 		{"empty url", ValidatingAdmissionWebhook, map[string]string{"a.yaml": noURL},
-			`error loading /etc/manifests/a.yaml: webhook "s.example.com" in "s.static.k8s.io" (file "/etc/manifests/a.yaml"): clientConfig.url is required for static manifests`},
+			`error loading /etc/manifests/a.yaml: ValidatingWebhookConfiguration "s.static.k8s.io": [webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].clientConfig.url: Invalid value: "": 'https' is the only allowed URL scheme; desired format: https://host[/path], webhooks[0].clientConfig.url: Invalid value: "": host must be specified; desired format: https://host[/path], webhooks[0].admissionReviewVersions: Required value: must specify one of v1, v1beta1]`},
 		{"wrong kind", MutatingAdmissionWebhook, map[string]string{"a.yaml": vwcA},
 			`error loading /etc/manifests/a.yaml: unsupported resource type *v1.ValidatingWebhookConfiguration`},
 		{"v1beta1", ValidatingAdmissionWebhook, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1beta1\nkind: ValidatingWebhookConfiguration\nmetadata: {name: a.static.k8s.io}\n"},
@@ -148,4 +156,25 @@ webhooks:
 			assert.Equal(t, tt.want, err.Error())
 		})
 	}
+}
+
+// TestWebhookUIDCountsRepeatedNames: kube-apiserver numbers the webhooks of
+// one name within a configuration (a REST-valid configuration has unique
+// names, so only the first number is seen in practice).
+func TestWebhookUIDCountsRepeatedNames(t *testing.T) {
+	seen := map[string]int{}
+	assert.Equal(t, "manifest/c/w/0", webhookUID("c", "w", seen))
+	assert.Equal(t, "manifest/c/v/0", webhookUID("c", "v", seen))
+	assert.Equal(t, "manifest/c/w/1", webhookUID("c", "w", seen))
+}
+
+func TestCheckClientConfig(t *testing.T) {
+	empty, url := "", "https://h"
+	assert.EqualError(t, checkClientConfig("w", "c", "f", &admissionregistrationv1.WebhookClientConfig{}),
+		`webhook "w" in "c" (file "f"): clientConfig.url is required for static manifests`)
+	assert.EqualError(t, checkClientConfig("w", "c", "f", &admissionregistrationv1.WebhookClientConfig{URL: &empty}),
+		`webhook "w" in "c" (file "f"): clientConfig.url is required for static manifests`)
+	assert.EqualError(t, checkClientConfig("w", "c", "f", &admissionregistrationv1.WebhookClientConfig{URL: &url, Service: &admissionregistrationv1.ServiceReference{}}),
+		`webhook "w" in "c" (file "f"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`)
+	assert.NoError(t, checkClientConfig("w", "c", "f", &admissionregistrationv1.WebhookClientConfig{URL: &url}))
 }
