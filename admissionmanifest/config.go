@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"sync"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
+
+	wirev1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1"
+	wirev1alpha1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1alpha1"
 )
 
 // PluginConfiguration is the configuration of one of the four plugins, read
@@ -82,14 +84,19 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 		return nil, err
 	}
 	switch c := obj.(type) {
-	case *webhookAdmissionV1:
+	case *wirev1.WebhookAdmission:
 		if c.KubeConfigFile != "" && !path.IsAbs(c.KubeConfigFile) {
 			return nil, field.Invalid(field.NewPath("kubeConfigFile"), c.KubeConfigFile, "must be an absolute file path")
 		}
 		cfg.KubeConfigFile, cfg.StaticManifestsDir = c.KubeConfigFile, c.StaticManifestsDir
-	case *policyAdmissionV1:
-		if (plugin == ValidatingAdmissionPolicy) != (c.Kind == kindValidatingPolicyAdmission) {
-			return nil, fmt.Errorf("unexpected type: %s", policyConfigGoType(c.Kind))
+	case *wirev1.ValidatingAdmissionPolicyConfiguration:
+		if plugin != ValidatingAdmissionPolicy {
+			return nil, fmt.Errorf("unexpected type: %s", validatingPolicyAdmissionGoType)
+		}
+		cfg.StaticManifestsDir = c.StaticManifestsDir
+	case *wirev1.MutatingAdmissionPolicyConfiguration:
+		if plugin != MutatingAdmissionPolicy {
+			return nil, fmt.Errorf("unexpected type: %s", mutatingPolicyAdmissionGoType)
 		}
 		cfg.StaticManifestsDir = c.StaticManifestsDir
 	}
@@ -97,13 +104,6 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 		return nil, err
 	}
 	return cfg, nil
-}
-
-func policyConfigGoType(kind string) string {
-	if kind == kindValidatingPolicyAdmission {
-		return validatingPolicyAdmissionGoType
-	}
-	return mutatingPolicyAdmissionGoType
 }
 
 // ValidateStaticManifestsDir is kube-apiserver's check of a
@@ -128,22 +128,21 @@ func ValidateStaticManifestsDir(dir string, files Files) error {
 	return nil
 }
 
-// AdmissionConfiguration holds what an AdmissionConfiguration file
-// configures for the four plugins.
+// AdmissionConfiguration is an AdmissionConfiguration file (the
+// --admission-control-config-file of kube-apiserver), read for the four
+// plugins: PluginConfiguration gives each one's configuration.
 type AdmissionConfiguration struct {
-	// Plugins holds the configuration of each of the four plugins the file
-	// names (its first entry for the plugin, as kube-apiserver reads it).
-	Plugins map[Plugin]*PluginConfiguration
+	baseDir string
+	opts    ConfigOptions
+	// plugins holds each plugin's first entry.
+	plugins map[Plugin]wirev1.AdmissionPluginConfiguration
 }
 
-// ReadAdmissionConfiguration reads an AdmissionConfiguration file (the
-// --admission-control-config-file of kube-apiserver;
-// apiserver.config.k8s.io/v1 or v1alpha1, or apiserver.k8s.io/v1alpha1),
-// strictly, and the configuration of each of the four plugins it names,
-// embedded or from the plugin's path (relative to the file's directory),
-// with DecodePluginConfiguration. The errors are kube-apiserver's, with one
-// difference: a file of another kind of those groups is reported as not
-// registered, where kube-apiserver names the Go type it decoded.
+// ReadAdmissionConfiguration reads an AdmissionConfiguration file
+// (apiserver.config.k8s.io/v1 or apiserver.k8s.io/v1alpha1)
+// strictly, as kube-apiserver does, with its errors. One difference: a file
+// of another kind of those groups is reported as not registered, where
+// kube-apiserver names the Go type it decoded it into.
 func ReadAdmissionConfiguration(file string, opts ConfigOptions) (*AdmissionConfiguration, error) {
 	data, err := opts.Files.readFile(file)
 	if err != nil {
@@ -153,10 +152,10 @@ func ReadAdmissionConfiguration(file string, opts ConfigOptions) (*AdmissionConf
 }
 
 // DecodeAdmissionConfiguration is ReadAdmissionConfiguration on the content
-// of a file; relative plugin paths are taken relative to baseDir.
+// of a file in baseDir, against which relative plugin paths are resolved.
 func DecodeAdmissionConfiguration(data []byte, baseDir string, opts ConfigOptions) (*AdmissionConfiguration, error) {
+	out := &AdmissionConfiguration{baseDir: baseDir, opts: opts, plugins: map[Plugin]wirev1.AdmissionPluginConfiguration{}}
 	obj, _, err := admissionConfigDecoder().Decode(data, nil, nil)
-	out := &AdmissionConfiguration{Plugins: map[Plugin]*PluginConfiguration{}}
 	if err != nil {
 		if !(runtime.IsMissingVersion(err) || runtime.IsMissingKind(err) || runtime.IsNotRegisteredError(err)) {
 			return nil, err
@@ -174,69 +173,51 @@ func DecodeAdmissionConfiguration(data []byte, baseDir string, opts ConfigOption
 		}
 		return out, nil
 	}
-	ac := obj.(*admissionConfigurationV1) // the only kind of its scheme
-	for _, p := range ac.Plugins {
+	var entries []wirev1.AdmissionPluginConfiguration
+	switch c := obj.(type) {
+	case *wirev1.AdmissionConfiguration:
+		entries = c.Plugins
+	case *wirev1alpha1.AdmissionConfiguration:
+		for _, p := range c.Plugins {
+			entries = append(entries, wirev1.AdmissionPluginConfiguration(p))
+		}
+	}
+	for _, p := range entries {
 		plugin := Plugin(p.Name)
-		if !plugin.known() || out.Plugins[plugin] != nil {
-			continue
+		if _, seen := out.plugins[plugin]; plugin.known() && !seen {
+			out.plugins[plugin] = p
 		}
-		var cfgData []byte
-		switch {
-		case p.Configuration != nil:
-			cfgData = p.Configuration.Raw
-			if cfgData == nil {
-				cfgData = []byte{}
-			}
-		case p.Path != "":
-			file := p.Path
-			if !filepath.IsAbs(file) {
-				file = filepath.Join(baseDir, file)
-			}
-			if cfgData, err = opts.Files.readFile(file); err != nil {
-				return nil, fmt.Errorf("couldn't open admission plugin configuration %s: %w", file, err)
-			}
-		}
-		cfg, err := DecodePluginConfiguration(plugin, cfgData, opts)
-		if err != nil {
-			return nil, err
-		}
-		out.Plugins[plugin] = cfg
 	}
 	return out, nil
 }
 
-// The decoding types, with the JSON names of kube-apiserver's.
-
-type webhookAdmissionV1 struct {
-	metav1.TypeMeta    `json:",inline"`
-	KubeConfigFile     string `json:"kubeConfigFile"`
-	StaticManifestsDir string `json:"staticManifestsDir,omitempty"`
-}
-
-func (w *webhookAdmissionV1) DeepCopyObject() runtime.Object { c := *w; return &c }
-
-type policyAdmissionV1 struct {
-	metav1.TypeMeta    `json:",inline"`
-	StaticManifestsDir string `json:"staticManifestsDir,omitempty"`
-}
-
-func (p *policyAdmissionV1) DeepCopyObject() runtime.Object { c := *p; return &c }
-
-type admissionConfigurationV1 struct {
-	metav1.TypeMeta `json:",inline"`
-	Plugins         []admissionPluginConfigurationV1 `json:"plugins"`
-}
-
-type admissionPluginConfigurationV1 struct {
-	Name          string           `json:"name"`
-	Path          string           `json:"path"`
-	Configuration *runtime.Unknown `json:"configuration"`
-}
-
-func (a *admissionConfigurationV1) DeepCopyObject() runtime.Object {
-	c := *a
-	c.Plugins = append([]admissionPluginConfigurationV1(nil), a.Plugins...)
-	return &c
+// PluginConfiguration returns a plugin's configuration, embedded or read
+// from the entry's path (relative to the file's directory), decoded and
+// checked with DecodePluginConfiguration; a plugin the file does not name,
+// or names without configuration or path, has an empty configuration.
+// kube-apiserver exits when it cannot read a path ("Couldn't open admission
+// plugin configuration"); this is an error with those words.
+func (a *AdmissionConfiguration) PluginConfiguration(plugin Plugin) (*PluginConfiguration, error) {
+	p, ok := a.plugins[plugin]
+	var data []byte
+	switch {
+	case !ok:
+	case p.Configuration != nil:
+		data = p.Configuration.Raw
+		if data == nil {
+			data = []byte{}
+		}
+	case p.Path != "":
+		file := p.Path
+		if !filepath.IsAbs(file) {
+			file = filepath.Join(a.baseDir, file)
+		}
+		var err error
+		if data, err = a.opts.Files.readFile(file); err != nil {
+			return nil, fmt.Errorf("Couldn't open admission plugin configuration %s: %v", file, err) //nolint:staticcheck // kube-apiserver's words
+		}
+	}
+	return DecodePluginConfiguration(plugin, data, a.opts)
 }
 
 // The decoders of kube-apiserver's three schemes: the webhook plugins'
@@ -244,27 +225,30 @@ func (a *admissionConfigurationV1) DeepCopyObject() runtime.Object {
 // and the AdmissionConfiguration's. Each is built once and never changed.
 var (
 	webhookConfigDecoder = sync.OnceValue(func() runtime.Decoder {
-		return strictDecoder(map[string]runtime.Object{kindWebhookAdmission: &webhookAdmissionV1{}}, configGroup+"/v1")
+		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{
+			configV1.WithKind(kindWebhookAdmission): &wirev1.WebhookAdmission{},
+		})
 	})
 	policyConfigDecoder = sync.OnceValue(func() runtime.Decoder {
-		return strictDecoder(map[string]runtime.Object{
-			kindValidatingPolicyAdmission: &policyAdmissionV1{},
-			kindMutatingPolicyAdmission:   &policyAdmissionV1{},
-		}, configGroup+"/v1")
+		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{
+			configV1.WithKind(kindValidatingPolicyAdmission): &wirev1.ValidatingAdmissionPolicyConfiguration{},
+			configV1.WithKind(kindMutatingPolicyAdmission):   &wirev1.MutatingAdmissionPolicyConfiguration{},
+		})
 	})
 	admissionConfigDecoder = sync.OnceValue(func() runtime.Decoder {
-		return strictDecoder(map[string]runtime.Object{kindAdmissionConfiguration: &admissionConfigurationV1{}},
-			configGroup+"/v1", configGroup+"/v1alpha1", legacyAdmissionConfigGroup+"/v1alpha1")
+		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{
+			configV1.WithKind(kindAdmissionConfiguration):                                              &wirev1.AdmissionConfiguration{},
+			{Group: legacyAdmissionConfigGroup, Version: "v1alpha1", Kind: kindAdmissionConfiguration}: &wirev1alpha1.AdmissionConfiguration{},
+		})
 	})
 )
 
-func strictDecoder(kinds map[string]runtime.Object, groupVersions ...string) runtime.Decoder {
+var configV1 = schema.GroupVersion{Group: configGroup, Version: "v1"}
+
+func strictDecoder(kinds map[schema.GroupVersionKind]runtime.Object) runtime.Decoder {
 	s := runtime.NewScheme()
-	for _, gvText := range groupVersions {
-		gv, _ := schema.ParseGroupVersion(gvText)
-		for kind, obj := range kinds {
-			s.AddKnownTypeWithName(gv.WithKind(kind), obj)
-		}
+	for gvk, obj := range kinds {
+		s.AddKnownTypeWithName(gvk, obj)
 	}
 	return serializer.NewCodecFactory(s, serializer.EnableStrict).UniversalDeserializer()
 }
