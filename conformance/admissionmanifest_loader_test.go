@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -367,3 +369,32 @@ func TestAdmissionManifestLoaderMatchesKubeAPIServer(t *testing.T) {
 var _ = context.Background
 
 const debugManifestErrors = false
+
+// TestAdmissionManifestRealWorldMatchesKubeAPIServer loads every published
+// file of ../admissionmanifest/testdata/realworld (the project's shared
+// real-world corpus), alone in a directory, for each plugin, with both
+// loaders: the same verdicts, objects, hashes and accessors. (The two
+// AdmissionConfigurations are decoded as plugin manifests too, and refused
+// alike.)
+func TestAdmissionManifestRealWorldMatchesKubeAPIServer(t *testing.T) {
+	k := newKubeManifests(t)
+	files, err := filepath.Glob("../admissionmanifest/testdata/realworld/*.yaml")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	var cases, loaded int
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		dir := t.TempDir()
+		require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(f)), data, 0o644))
+		for _, p := range admissionmanifest.Plugins() {
+			want, got := k.kubeLoad(t, p, dir), gatehouseLoad(t, p, dir)
+			cases++
+			if want.Err == "" {
+				loaded++
+			}
+			assert.Equal(t, want, got, "%s, plugin %s", filepath.Base(f), p)
+		}
+	}
+	t.Logf("%d files × 4 plugins: %d cases, %d loaded", len(files), cases, loaded)
+}
