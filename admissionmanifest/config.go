@@ -214,7 +214,8 @@ func (a *AdmissionConfiguration) PluginConfiguration(plugin Plugin) (*PluginConf
 		}
 		var err error
 		if data, err = a.opts.Files.readFile(file); err != nil {
-			return nil, fmt.Errorf("Couldn't open admission plugin configuration %s: %v", file, err) //nolint:staticcheck // kube-apiserver's words
+			//lint:ignore ST1005 kube-apiserver's words
+			return nil, fmt.Errorf("Couldn't open admission plugin configuration %s: %v", file, err)
 		}
 	}
 	return DecodePluginConfiguration(plugin, data, a.opts)

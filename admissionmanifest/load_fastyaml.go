@@ -314,12 +314,10 @@ func (p *fastYAML) plainScalar(s string) {
 }
 
 func isFastInteger(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
 	if s == "0" {
 		return true
 	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" || len(s) > 15 || s[0] < '1' || s[0] > '9' {
 		return false
 	}
