@@ -6,6 +6,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
@@ -80,4 +81,56 @@ func ExampleStaticNamePolicy() {
 	// Output:
 	// [metadata.name: Invalid value: "defaults.static.k8s.io": names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API]
 	// []
+}
+
+// Validate a policy and its binding; Validate takes any of the admission
+// types.
+func ExampleValidator_Validate() {
+	manifest := `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: replica-limit.example.com
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE", "UPDATE"]
+      resources: ["deployments"]
+  variables:
+  - name: replicas
+    expression: object.spec.replicas
+  validations:
+  - expression: variables.replicas <= 5
+    messageExpression: "'at most 5 replicas, not ' + string(variables.replicas)"
+  auditAnnotations:
+  - key: replicas
+    valueExpression: variables.replicas
+`
+	var p admissionregistrationv1.ValidatingAdmissionPolicy
+	if err := yaml.UnmarshalStrict([]byte(manifest), &p); err != nil {
+		fmt.Println(err)
+		return
+	}
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{}
+	binding.Name = "replica-limit-binding"
+	binding.Spec.PolicyName = p.Name
+	binding.Spec.ValidationActions = []admissionregistrationv1.ValidationAction{"Deny", "Warn"}
+
+	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, obj := range []runtime.Object{&p, binding} {
+		admissionmanifest.SetDefaults(obj)
+		errs, _ := v.Validate(obj, nil)
+		for _, e := range errs {
+			fmt.Println(e)
+		}
+	}
+	// Output:
+	// spec.auditAnnotations[0].valueExpression: Invalid value: "variables.replicas": must evaluate to one of [string null_type] but got dyn
+	// spec.validationActions: Invalid value: ["Deny","Warn"]: must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)
 }

@@ -137,15 +137,20 @@ webhooks:
 			`failed to split YAML documents in file "/etc/manifests/a.yaml": invalid Yaml document separator: x`},
 		{"list item", ValidatingAdmissionWebhook, map[string]string{"a.json": `{"apiVersion":"v1","kind":"List","items":[{"kind":"X"}]}`},
 			`error loading /etc/manifests/a.json: failed to decode list item: Object 'apiVersion' is missing in '{"kind":"X"}'`},
-		{"binding to missing policy", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p.static.k8s.io}\n"},
+		{"binding to missing policy", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p.static.k8s.io, validationActions: [Deny]}\n"},
 			`binding "b.static.k8s.io" references policy "p.static.k8s.io" which does not exist in the manifest directory`},
-		{"binding suffix", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p}\n"},
+		{"binding suffix", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p, validationActions: [Deny]}\n"},
 			`error loading /etc/manifests/a.yaml: binding "b.static.k8s.io": spec.policyName "p" must end with ".static.k8s.io"`},
 		{"param kind", MutatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p.static.k8s.io}\nspec: {paramKind: {apiVersion: v1, kind: ConfigMap}}\n"},
 			`error loading /etc/manifests/a.yaml: MutatingAdmissionPolicy "p.static.k8s.io": spec.paramKind is not supported for static manifests`},
 		{"param ref", MutatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p.static.k8s.io, paramRef: {name: x}}\n"},
 			`error loading /etc/manifests/a.yaml: binding "b.static.k8s.io": spec.paramRef is not supported for static manifests`},
-		{"no policy name", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\n"},
+		// REST validation comes first for ValidatingAdmissionPolicy...
+		{"no policy name, validating", ValidatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {validationActions: [Deny]}\n"},
+			`error loading /etc/manifests/a.yaml: ValidatingAdmissionPolicyBinding "b.static.k8s.io": spec.policyName: Required value`},
+		// ...and the loader's own check is what MutatingAdmissionPolicy gets
+		// until package mutation validates it.
+		{"no policy name, mutating", MutatingAdmissionPolicy, map[string]string{"a.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\n"},
 			`error loading /etc/manifests/a.yaml: binding "b.static.k8s.io" must reference a policy (spec.policyName)`},
 	}
 	for _, tt := range tests {
@@ -177,4 +182,28 @@ func TestCheckClientConfig(t *testing.T) {
 	assert.EqualError(t, checkClientConfig("w", "c", "f", &admissionregistrationv1.WebhookClientConfig{URL: &url, Service: &admissionregistrationv1.ServiceReference{}}),
 		`webhook "w" in "c" (file "f"): clientConfig.service is not supported for static manifests; use clientConfig.url instead`)
 	assert.NoError(t, checkClientConfig("w", "c", "f", &admissionregistrationv1.WebhookClientConfig{URL: &url}))
+}
+
+// TestMutatingPolicyChecksToday shows what a MutatingAdmissionPolicy
+// directory is checked for until package mutation brings its REST
+// validation (issue 11): strict decoding, the v1 defaults, names, paramKind,
+// paramRef and binding references — and not the policy's spec: a policy
+// that kube-apiserver's REST validation refuses (no mutations, an unknown
+// reinvocationPolicy, a rule with an unknown operation) loads. When package
+// mutation lands, the second case must become an error.
+func TestMutatingPolicyChecksToday(t *testing.T) {
+	const head = "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p.static.k8s.io}\n"
+	_, err := Load(MutatingAdmissionPolicy, "/etc/manifests", LoadOptions{Files: dirFiles(map[string]string{"a.yaml": head + "spec: {unknown: 1}\n"})})
+	assert.EqualError(t, err, `error loading /etc/manifests/a.yaml: strict decoding error: unknown field "spec.unknown"`)
+
+	m, err := Load(MutatingAdmissionPolicy, "/etc/manifests", LoadOptions{Files: dirFiles(map[string]string{
+		"a.yaml": head + "spec: {reinvocationPolicy: Sometimes, matchConstraints: {resourceRules: [{operations: [BOGUS]}]}}\n",
+		"b.yaml": "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b.static.k8s.io}\nspec: {policyName: p.static.k8s.io}\n",
+	})})
+	require.NoError(t, err, "TODO(issue 11): package mutation's validation refuses this policy")
+	p := m.MutatingAdmissionPolicies()[0]
+	require.NotNil(t, p.Spec.FailurePolicy, "the v1 defaults are applied")
+	assert.Equal(t, admissionregistrationv1.Fail, *p.Spec.FailurePolicy)
+	assert.Equal(t, admissionregistrationv1.Equivalent, *p.Spec.MatchConstraints.MatchPolicy)
+	assert.Equal(t, admissionregistrationv1.ReinvocationPolicyType("Sometimes"), p.Spec.ReinvocationPolicy)
 }

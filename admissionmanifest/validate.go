@@ -102,6 +102,24 @@ func (v *Validator) Validate(obj, old runtime.Object) (field.ErrorList, []string
 			}
 		}
 		return v.ValidateMutatingWebhookConfiguration(o, oldC)
+	case *admissionregistrationv1.ValidatingAdmissionPolicy:
+		var oldP *admissionregistrationv1.ValidatingAdmissionPolicy
+		if old != nil {
+			var ok bool
+			if oldP, ok = old.(*admissionregistrationv1.ValidatingAdmissionPolicy); !ok {
+				return wrongOld()
+			}
+		}
+		return v.ValidateValidatingAdmissionPolicy(o, oldP)
+	case *admissionregistrationv1.ValidatingAdmissionPolicyBinding:
+		var oldB *admissionregistrationv1.ValidatingAdmissionPolicyBinding
+		if old != nil {
+			var ok bool
+			if oldB, ok = old.(*admissionregistrationv1.ValidatingAdmissionPolicyBinding); !ok {
+				return wrongOld()
+			}
+		}
+		return v.ValidateValidatingAdmissionPolicyBinding(o, oldB)
 	}
 	return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate a %T", obj))}, nil
 }
