@@ -123,6 +123,20 @@ func readManifests(dir string, files *Files) ([]manifestDocument, string, error)
 // splitDocuments appends the non-empty documents of a file to docs, cut
 // with apimachinery's YAML reader as kube-apiserver cuts them.
 func splitDocuments(docs []manifestDocument, path string, data []byte) ([]manifestDocument, error) {
+	if !bytes.HasPrefix(data, []byte("---")) && !bytes.Contains(data, []byte("\n---")) && bytes.IndexByte(data, '\r') < 0 {
+		// No line starts with the separator and no line ends with "\r\n"
+		// (which the reader turns into "\n"): the reader would return the
+		// whole file as one document.
+		if doc := bytes.TrimSpace(data); len(doc) > 0 {
+			docs = append(docs, manifestDocument{file: path, data: doc})
+		}
+		return docs, nil
+	}
+	return splitDocumentsWithReader(docs, path, data)
+}
+
+// splitDocumentsWithReader is splitDocuments through apimachinery's reader.
+func splitDocumentsWithReader(docs []manifestDocument, path string, data []byte) ([]manifestDocument, error) {
 	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
 	for {
 		doc, err := r.Read()

@@ -304,6 +304,12 @@ func (g manifestGen) dir(plugin string) manifestDir {
 		if g.chance(0.03) {
 			content += "---\n# trailing comment\n"
 		}
+		if g.chance(0.04) {
+			content = strings.ReplaceAll(content, "\n", "\r\n")
+		}
+		if g.chance(0.02) {
+			content = strings.Replace(content, "\n", "\r", 1)
+		}
 		d[name] = content
 	}
 	return d
