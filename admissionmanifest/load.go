@@ -80,6 +80,24 @@ type LoadOptions struct {
 // objects get their v1 defaults and these loader checks, but not yet the
 // REST validation of their spec (TODO(issue 11): it belongs to package
 // mutation, which does not exist yet).
+//
+// Documents in the plain subset of YAML in which manifests are usually
+// written are decoded by a fast path (one conversion to JSON, one strict
+// unmarshalling), everything else and every error by apimachinery's
+// decoder, as in kube-apiserver; FuzzFastDecode and the differential tests
+// in conformance check that the two agree.
+//
+// Differences from kube-apiserver's loaders, all on input kube-apiserver
+// refuses too:
+//   - a document of the internal version (apiVersion
+//     admissionregistration.k8s.io/__internal) is decoded by kube-apiserver
+//     into its internal types, which only it has, and refused as
+//     "unsupported resource type *admissionregistration.<Kind>" (or a
+//     strict-decoding error); here it is a kind not registered;
+//   - "no kind ... is registered" errors name the scheme
+//     "pkg/runtime/scheme.go:111", as kube-apiserver's loaders do when built
+//     from the module cache (a kube-apiserver built from the kubernetes tree
+//     names its loader's source file instead).
 func Load(plugin Plugin, dir string, opts LoadOptions) (*Manifests, error) {
 	m, err := load(plugin, dir, &opts)
 	if err != nil {

@@ -66,6 +66,11 @@ type ReloadEvent struct {
 // otherwise the last good content stays in force, whole. Removing a file
 // removes its objects; an empty directory is valid and holds nothing.
 // Manifests may be called from any goroutine at any time.
+//
+// Unlike kube-apiserver, a Watcher does not watch the directory with
+// fsnotify: it polls, and Trigger lets a caller that watches file events
+// check at once. Run retries a failed first load at every check, where
+// kube-apiserver would not have started.
 type Watcher struct {
 	opts     WatchOptions
 	clock    clock.WithTicker
