@@ -2,12 +2,14 @@ package conformance
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 	webhooksource "k8s.io/apiserver/pkg/admission/plugin/webhook/manifest/source"
+	"k8s.io/klog/v2"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
@@ -76,6 +78,9 @@ func benchmarkWebhookDir(b *testing.B, n int) string {
 // kubeManifests); both validators are built once, outside the loop.
 func BenchmarkAdmissionManifestLoad(b *testing.B) {
 	dir := benchmarkWebhookDir(b, 50)
+	// kube-apiserver's source logs every load.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	b.Run("impl=kube-apiserver", func(b *testing.B) {
 		k := newKubeManifests(b)
 		b.ReportAllocs()

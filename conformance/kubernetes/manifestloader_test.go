@@ -3,6 +3,7 @@ package kubernetes
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	webhooksource "k8s.io/apiserver/pkg/admission/plugin/webhook/manifest/source"
+	"k8s.io/klog/v2"
 	policymanifest "k8s.io/kubernetes/pkg/admission/plugin/policy/manifest/loader"
 	webhookmanifest "k8s.io/kubernetes/pkg/admission/plugin/webhook/manifest/loader"
 
@@ -178,6 +180,9 @@ func TestBenchmarkDirectoryLoadsAlike(t *testing.T) {
 // selectors), against admissionmanifest.Load with a Validator built once.
 func BenchmarkAdmissionManifestLoadAndValidate(b *testing.B) {
 	dir := benchmarkWebhookDir(b, 50)
+	// kube-apiserver's source logs every load.
+	klog.LogToStderr(false)
+	klog.SetOutput(io.Discard)
 	b.Run("impl=kube-apiserver", func(b *testing.B) {
 		load := func(dir string) ([]*admissionregistrationv1.ValidatingWebhookConfiguration, string, error) {
 			r, err := webhookmanifest.LoadValidatingManifests(dir)
