@@ -469,6 +469,11 @@ func (p *fastYAML) flowSequence(text string) {
 // writeJSONString writes a printable-ASCII string as a JSON string.
 func writeJSONString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
+	if strings.IndexAny(s, `"\\`) < 0 {
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c == '"' || c == '\\' {
 			b.WriteByte('\\')

@@ -19,6 +19,8 @@ metadata:
   labels:
     app.kubernetes.io/name: m   # a comment
     'quoted': 'it''s'
+  annotations:
+    note: 'say "hi" \ bye'
 webhooks:
   - name: m.example.com
     clientConfig:
