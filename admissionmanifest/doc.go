@@ -93,7 +93,13 @@
 //   - rules of webhooks that name an excluded virtual resource get 1.37's
 //     warning;
 //   - the reservation of ".static.k8s.io" (StaticNamesReserved) is 1.37's
-//     default; in 1.36 the feature was off (StaticNamesWarned).
+//     default; in 1.36 the feature was off (StaticNamesWarned). The warning
+//     is the text of 1.36.3 and of the upstream source of the reservation
+//     ("metadata.name: names ending with ".static.k8s.io" are reserved for
+//     static manifest-based configurations and cannot be managed via the
+//     API"); gatehouse's 1.37 notes quote, for the feature off, a text ("...
+//     will be reserved ... when the ManifestBasedAdmissionControlConfig
+//     feature gate is enabled") found in no source available here.
 //
 // # Differences from kube-apiserver
 //
@@ -103,4 +109,7 @@
 //     whole URL in its "url must be a valid URL" error: both end up in API
 //     responses, events and logs. gatehouse replaces the password with
 //     "xxxxx", as net/url's URL.Redacted does; the decision is the same.
+//   - A nil object, which kube-apiserver never validates, is an internal
+//     error rather than a panic; so is an object of a type not listed above,
+//     or an update from an object of another type.
 package admissionmanifest

@@ -47,7 +47,7 @@ func admBasePolicies() []*admissionregistrationv1.ValidatingAdmissionPolicy {
 				{Expression: "authorizer.group('apps').resource('deployments').check('scale').allowed()", Message: "no scaling"},
 			},
 			AuditAnnotations: []admissionregistrationv1.AuditAnnotation{
-				{Key: "high-replica-count", ValueExpression: "variables.over ? 'replicas ' + string(variables.replicas) : null"},
+				{Key: "high-replica-count", ValueExpression: "'replicas ' + string(variables.replicas)"},
 			},
 		},
 	}

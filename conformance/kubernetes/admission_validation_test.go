@@ -1,6 +1,7 @@
 package kubernetes
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,8 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	admvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
@@ -283,4 +286,123 @@ func TestAdmissionPolicyBindingValidationMatchesKube(t *testing.T) {
 	}
 	t.Logf("validating admission policy bindings: %d cases (%d valid)", c.cases, c.valid)
 	assert.Greater(t, c.valid, 50)
+}
+
+// TestAdmissionStaticNamesFeatureOffMatchesKube compares StaticNamesWarned
+// with the strategies when ManifestBasedAdmissionControlConfig is off (1.36's
+// default): no reservation on create, the warning of WarningsForStaticSuffix
+// on create and on update.
+func TestAdmissionStaticNamesFeatureOffMatchesKube(t *testing.T) {
+	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesWarned})
+	require.NoError(t, err)
+	names := []string{"a.static.k8s.io", ".static.k8s.io", "static.k8s.io", "a.static.k8s.io.b", "x.k8s.io", "A.static.k8s.io"}
+	var objs []runtime.Object
+	for _, n := range names {
+		m := admBaseMWCs()[0]
+		m.Name = n
+		p := admBasePolicies()[0]
+		p.Name = n
+		b := admBindingCorpus(0)[0]
+		b.Name = n
+		objs = append(objs, m, admToValidating(m), p, b)
+	}
+	for _, obj := range objs {
+		name := obj.(metav1.Object).GetName()
+		wantErrs, _ := admOracle(t, obj, nil)
+		// The strategy's Validate without the feature: no suffix check.
+		wantErrs = wantErrs[:len(wantErrs)-len(admvalidation.ValidateStaticSuffix(name, field.NewPath("metadata", "name")))]
+		gotErrs, gotWarnings := admGatehouse(v, obj, nil)
+		assert.Equal(t, admRender(wantErrs), admRender(gotErrs), "%T %s", obj, name)
+		assert.Equal(t, admvalidation.WarningsForStaticSuffix(name), gotWarnings, "%T %s: warnings on create", obj, name)
+		_, gotWarnings = admGatehouse(v, obj, obj)
+		assert.Equal(t, admvalidation.WarningsForStaticSuffix(name), gotWarnings, "%T %s: warnings on update", obj, name)
+	}
+}
+
+// TestAdmissionEdgeCasesMatchKube are hand-written cases the generated
+// corpora may miss: the update relaxations at their boundaries, and odd
+// inputs.
+func TestAdmissionEdgeCasesMatchKube(t *testing.T) {
+	var c admCounts
+	bad := []admissionregistrationv1.MatchCondition{{Name: "bad", Expression: "1"}}
+
+	// Webhooks: the same conditions but one more webhook are validated.
+	old := admBaseMWCs()[0]
+	old.Webhooks[0].MatchConditions = bad
+	grown := old.DeepCopy()
+	grown.Webhooks = append(grown.Webhooks, *grown.Webhooks[0].DeepCopy())
+	grown.Webhooks[1].Name = "other.hooks.example.com"
+	admCompare(t, &c, "one more webhook", grown, old)
+	admCompare(t, &c, "one webhook less", old, grown)
+	// nil and empty conditions differ for reflect.DeepEqual.
+	empty := admBaseMWCs()[0]
+	empty.Webhooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{}
+	admCompare(t, &c, "nil to empty conditions", empty, admBaseMWCs()[0])
+	// Reordered webhooks: conditions compared index by index.
+	two := admBaseMWCs()[1]
+	two.Webhooks[1].MatchConditions = bad
+	swapped := two.DeepCopy()
+	swapped.Webhooks[0], swapped.Webhooks[1] = swapped.Webhooks[1], swapped.Webhooks[0]
+	admCompare(t, &c, "swapped webhooks", swapped, two)
+	admCompare(t, &c, "swapped webhooks, validating", admToValidating(swapped), admToValidating(two))
+	// Side effects: one old webhook with Some relaxes every webhook.
+	some := two.DeepCopy()
+	some.Webhooks[0].SideEffects = admPtr(admissionregistrationv1.SideEffectClassSome)
+	someNew := some.DeepCopy()
+	someNew.Webhooks[1].SideEffects = admPtr(admissionregistrationv1.SideEffectClassUnknown)
+	admCompare(t, &c, "side effects relaxed", someNew, some)
+	someNew.Webhooks[1].SideEffects = admPtr[admissionregistrationv1.SideEffectClass]("Other")
+	admCompare(t, &c, "side effects relaxed, still a known class", someNew, some)
+	// Duplicate empty names in the old object relax uniqueness.
+	dup := admBaseMWCs()[1]
+	dup.Webhooks[0].Name, dup.Webhooks[1].Name = "", ""
+	dupNew := admBaseMWCs()[1]
+	dupNew.Webhooks[1].Name = dupNew.Webhooks[0].Name
+	admCompare(t, &c, "old empty duplicate names", dupNew, dup)
+	admCompare(t, &c, "duplicate names from unique", dupNew, admBaseMWCs()[1])
+
+	// Policies: a new paramKind, even empty, revalidates the conditions.
+	p := admBasePolicies()[0]
+	p.Spec.MatchConditions = bad
+	withKind := p.DeepCopy()
+	withKind.Spec.ParamKind = &admissionregistrationv1.ParamKind{}
+	admCompare(t, &c, "paramKind nil to empty", withKind, p)
+	admCompare(t, &c, "paramKind empty to empty", withKind, withKind)
+	// nil and empty conditions are equal for equality.Semantic.
+	emptyConds := admBasePolicies()[0]
+	emptyConds.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{}
+	admCompare(t, &c, "policy nil to empty conditions", emptyConds, admBasePolicies()[0])
+	// A variable whose expression is an old validation compiles as stored.
+	stored := admBasePolicies()[0]
+	stored.Spec.Validations = append(stored.Spec.Validations, admissionregistrationv1.Validation{Expression: "object.spec.replicas > 0"})
+	withVar := stored.DeepCopy()
+	withVar.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: "object.spec.replicas > 0"}}
+	admCompare(t, &c, "variable from an old validation", withVar, stored)
+	// Padded expressions: match conditions and audit values are compiled
+	// trimmed, the others as written.
+	padded := admBasePolicies()[1]
+	padded.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "p", Expression: "\n\t object.x in [1, 2,  "}}
+	padded.Spec.Validations[0].Expression = "  \n 1 +  "
+	padded.Spec.Validations[0].MessageExpression = " \n object.x in [1, "
+	padded.Spec.AuditAnnotations[0].ValueExpression = "\n  1 +  "
+	padded.Spec.Variables[0].Expression = " \n  1 + "
+	admCompare(t, &c, "padded expressions", padded, nil)
+	admCompare(t, &c, "padded expressions, stored", padded, padded)
+
+	// Odd inputs.
+	odd := admBaseMWCs()[0]
+	odd.Name = "ünïcode"
+	odd.Webhooks[0].Name = "hôok.example.com"
+	odd.Webhooks[0].ClientConfig.URL = admPtr("https://hôst/päth\x00")
+	odd.Webhooks[0].Rules[0].Resources = []string{"ü/*", "ü/x", "\x00"}
+	odd.Webhooks[0].AdmissionReviewVersions = []string{"v1", "\u00e9"}
+	admCompare(t, &c, "unicode", odd, nil)
+	huge := admBaseMWCs()[0]
+	for i := range 300 {
+		h := *huge.Webhooks[0].DeepCopy()
+		h.Name = fmt.Sprintf("h%d.hooks.example.com", i%250)
+		huge.Webhooks = append(huge.Webhooks, h)
+	}
+	admCompare(t, &c, "300 webhooks with duplicates", huge, nil)
+	t.Logf("edge cases: %d cases (%d valid)", c.cases, c.valid)
 }
