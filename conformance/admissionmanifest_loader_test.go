@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -397,4 +398,37 @@ func TestAdmissionManifestRealWorldMatchesKubeAPIServer(t *testing.T) {
 		}
 	}
 	t.Logf("%d files × 4 plugins: %d cases, %d loaded", len(files), cases, loaded)
+}
+
+// FuzzAdmissionManifestLoaderMatchesKubeAPIServer loads fuzzed directories
+// (the input cut into files at 0xFF bytes) with both loaders, for the four
+// plugins: the same error text, or the same objects, hash and accessors.
+// Its seeds are directories of the generated corpus.
+func FuzzAdmissionManifestLoaderMatchesKubeAPIServer(f *testing.F) {
+	g := manifestGen{r: rand.New(rand.NewSource(11))}
+	for i := range 40 {
+		d := g.dir(string(admissionmanifest.Plugins()[i%4]))
+		var parts [][]byte
+		for _, name := range []string{"10-a.yaml", "20-b.yml", "40-d.json", "60-f.txt"} {
+			parts = append(parts, []byte(d[name]))
+		}
+		f.Add(bytes.Join(parts, []byte{0xff}))
+	}
+	k := newKubeManifests(f)
+	names := []string{"a.yaml", "b.yml", "c.json", "d.txt"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		dir := t.TempDir()
+		for i, content := range bytes.SplitN(data, []byte{0xff}, len(names)) {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, names[i]), content, 0o644))
+		}
+		for _, p := range admissionmanifest.Plugins() {
+			want, got := k.kubeLoad(t, p, dir), gatehouseLoad(t, p, dir)
+			if !reflect.DeepEqual(want, got) {
+				t.Fatalf("plugin %s, files %q:\nkube-apiserver: %+v\ngatehouse:      %+v", p, data, want, got)
+			}
+		}
+	})
 }
