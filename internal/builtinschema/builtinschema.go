@@ -33,6 +33,8 @@ type Set struct {
 
 	mu    sync.Mutex
 	kinds map[GVK]*kind
+
+	named namedClosures
 }
 
 type kind struct {
