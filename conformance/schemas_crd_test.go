@@ -11,6 +11,8 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/gatehouse-dev/gatehouse/internal/builtinschema"
+	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,6 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/kube-openapi/pkg/schemaconv"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/yaml"
 )
 
@@ -239,4 +243,95 @@ func (g *objectGenerator) pick2(a, b float64) float64 {
 		return a
 	}
 	return b
+}
+
+// sortedAtom returns a copy of a whose struct fields, at every level of
+// inlined types, are sorted by name: schemaconv lists them in the random
+// order of a Go map.
+func sortedAtom(a smdschema.Atom) smdschema.Atom {
+	if a.List != nil {
+		l := *a.List
+		l.ElementType = sortedRef(l.ElementType)
+		a.List = &l
+	}
+	if a.Map != nil {
+		m := smdschema.Map{Unions: a.Map.Unions, ElementRelationship: a.Map.ElementRelationship, ElementType: sortedRef(a.Map.ElementType)}
+		for _, f := range a.Map.Fields {
+			f.Type = sortedRef(f.Type)
+			m.Fields = append(m.Fields, f)
+		}
+		sort.Slice(m.Fields, func(i, j int) bool { return m.Fields[i].Name < m.Fields[j].Name })
+		a.Map = &m
+	}
+	return a
+}
+
+// isDeducedAtom tells whether a is the atom of the type
+// __untyped_deduced_: a reference to that type and the same atom inlined are
+// the same type. client-go's schema inlines it for FieldsV1's values where
+// schemaconv names it.
+func isDeducedAtom(a smdschema.Atom) bool {
+	return a.Scalar != nil && *a.Scalar == "untyped" &&
+		a.List != nil && a.List.ElementRelationship == smdschema.Atomic && a.List.Keys == nil &&
+		a.List.ElementType.NamedType != nil && *a.List.ElementType.NamedType == crdschema.Untyped &&
+		a.Map != nil && a.Map.ElementRelationship == smdschema.Separable && a.Map.Fields == nil && a.Map.Unions == nil &&
+		a.Map.ElementType.NamedType != nil && *a.Map.ElementType.NamedType == crdschema.Deduced
+}
+
+func sortedRef(r smdschema.TypeRef) smdschema.TypeRef {
+	if r.NamedType == nil && isDeducedAtom(r.Inlined) {
+		name := crdschema.Deduced
+		return smdschema.TypeRef{NamedType: &name, ElementRelationship: r.ElementRelationship, Nullable: r.Nullable}
+	}
+	r.Inlined = sortedAtom(r.Inlined)
+	return r
+}
+
+// TestCRDSchemasEqualKube compares the SMD types themselves: each CRD
+// version's root type with the one schemaconv makes of the OpenAPI v3
+// kube-apiserver publishes, and every named type it reaches (ObjectMeta's
+// closure, from client-go's schema here and from the generated OpenAPI
+// there).
+func TestCRDSchemasEqualKube(t *testing.T) {
+	builtin := builtinschema.New()
+	compared := 0
+	for name, doc := range crdDocuments(t) {
+		var crd apiextensionsv1.CustomResourceDefinition
+		require.NoError(t, yaml.Unmarshal(doc, &crd), name)
+		if crd.APIVersion != "apiextensions.k8s.io/v1" {
+			continue
+		}
+		if crd.Spec.Names.ListKind == "" {
+			crd.Spec.Names.ListKind = crd.Spec.Names.Kind + "List"
+		}
+		ours, err := crdschema.Decode(doc)
+		require.NoError(t, err)
+		versions, err := crdschema.Convert(ours)
+		require.NoError(t, err, name)
+		for i, v := range crd.Spec.Versions {
+			openapi, err := builder.BuildOpenAPIV3(&crd, v.Name, builder.Options{V2: false})
+			require.NoError(t, err)
+			kube, err := schemaconv.ToSchemaFromOpenAPI(openapi.Components.Schemas, false)
+			require.NoError(t, err)
+			root := versions[i]
+			require.Equal(t, v.Name, root.Version)
+			theirs, ok := kube.FindNamedType(root.Type)
+			require.True(t, ok, root.Type)
+			if !assert.Equal(t, sortedAtom(theirs.Atom), sortedAtom(root.Root.Atom), "%s %s", name, root.Type) {
+				continue
+			}
+			compared++
+			for _, ref := range []string{crdschema.ObjectMeta, crdschema.Untyped, crdschema.Deduced} {
+				closure, err := builtin.Named(ref)
+				require.NoError(t, err)
+				for _, td := range closure.Types {
+					theirs, ok := kube.FindNamedType(td.Name)
+					require.True(t, ok, td.Name)
+					assert.Equal(t, sortedAtom(theirs.Atom), sortedAtom(td.Atom), "%s: %s", name, td.Name)
+					compared++
+				}
+			}
+		}
+	}
+	t.Logf("%d types compared", compared)
 }

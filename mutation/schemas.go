@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtinschema"
-	"github.com/gatehouse-dev/gatehouse/mutation/internal/crdschema"
+	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"

@@ -16,7 +16,7 @@ func TestModelName(t *testing.T) {
 // FuzzConvert checks that no CRD, however malformed, makes the conversion
 // panic or hang.
 func FuzzConvert(f *testing.F) {
-	seed, err := os.ReadFile("../../testdata/widget-crd.yaml")
+	seed, err := os.ReadFile("../../mutation/testdata/widget-crd.yaml")
 	require.NoError(f, err)
 	f.Add(seed)
 	f.Add([]byte(`{apiVersion: apiextensions.k8s.io/v1, kind: CustomResourceDefinition, spec: {group: g, names: {kind: K}, versions: [{name: v1, schema: {openAPIV3Schema: {type: object, properties: {a: {type: array, x-kubernetes-list-type: map}}}}}]}}`))
