@@ -35,8 +35,8 @@ func BuiltIn() *Schemas {
 
 // AddCRD adds the schema of every version of a CustomResourceDefinition
 // (apiextensions.k8s.io/v1, one YAML or JSON document), converted as
-// kube-apiserver converts the OpenAPI v3 it publishes for the CRD (see the
-// rules in [Schemas]' package documentation). A CRD replaces the schemas of
+// kube-apiserver converts the OpenAPI v3 it publishes for the CRD (see
+// "Custom resources" in the package documentation). A CRD replaces the schemas of
 // a CRD of the same group and kind added before; it cannot replace a built-in
 // kind. The CRD is expected to be one kube-apiserver accepted: a schema that
 // is not structural is an error here.
