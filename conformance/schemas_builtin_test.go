@@ -117,7 +117,7 @@ func builtinFiller(seed int64) *randfill.Filler {
 		},
 		func(x *metav1.FieldsV1, c randfill.Continue) {
 			if c.Bool() {
-				x.Raw = []byte(`{"f:metadata":{}}`)
+				x.SetRawString(`{"f:metadata":{}}`)
 			}
 		},
 	)

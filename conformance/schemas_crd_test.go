@@ -182,7 +182,13 @@ func (g *objectGenerator) value(p *apiextensionsv1.JSONSchemaProps, depth int) a
 	switch p.Type {
 	case "object":
 		m := map[string]any{}
-		for name, sub := range p.Properties {
+		names := make([]string, 0, len(p.Properties))
+		for name := range p.Properties {
+			names = append(names, name)
+		}
+		sort.Strings(names) // a deterministic use of the random source
+		for _, name := range names {
+			sub := p.Properties[name]
 			if g.rng.Intn(10) < 7 {
 				if v := g.value(&sub, depth+1); v != nil {
 					m[name] = v
