@@ -42,6 +42,7 @@ type AdmissionCompiler struct {
 type validationEnvKey struct {
 	newExpressions bool // otherwise the environment of stored expressions
 	hasParams      bool
+	noAuthorizer   bool // authorizer is not declared (messageExpression)
 }
 
 // admissionEnv is one admission environment with its planner.
@@ -75,18 +76,27 @@ func NewAdmissionCompiler() (*AdmissionCompiler, error) {
 // newAdmissionEnv builds the admission environment with newEnv (the
 // environment of stored or of new expressions), and opts.
 func newAdmissionEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...cel.EnvOption) (*admissionEnv, error) {
-	env, err := newEnv(append([]cel.EnvOption{
+	return newAdmissionEnvOf(newEnv, true, opts...)
+}
+
+// newAdmissionEnvOf is newAdmissionEnv, with or without the authorizer.
+func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authorizer bool, opts ...cel.EnvOption) (*admissionEnv, error) {
+	all := []cel.EnvOption{
 		cel.Variable(objectVarName, types.DynType),
 		cel.Variable(oldObjectVarName, types.DynType),
 		cel.Variable(namespaceVarName, types.NewObjectType(namespaceTypeName)),
 		cel.Variable(requestVarName, types.NewObjectType(admissionRequestTypeNam)),
-		cel.Variable(authorizerVarName, icel.AuthorizerType),
-		cel.Variable(requestResourceVarName, icel.ResourceCheckType),
-		declaredTypes(
-			func(types.Adapter) *decl { return namespaceDecl() },
-			func(types.Adapter) *decl { return admissionRequestDecl() },
-		),
-	}, opts...)...)
+	}
+	if authorizer {
+		all = append(all,
+			cel.Variable(authorizerVarName, icel.AuthorizerType),
+			cel.Variable(requestResourceVarName, icel.ResourceCheckType))
+	}
+	all = append(all, declaredTypes(
+		func(types.Adapter) *decl { return namespaceDecl() },
+		func(types.Adapter) *decl { return admissionRequestDecl() },
+	))
+	env, err := newEnv(append(all, opts...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +110,7 @@ func newAdmissionEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...ce
 // newValidationEnv builds an environment of Validate: with params, and
 // without variables, as kube-apiserver validates match conditions.
 func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEnv, error) {
-	if !key.newExpressions && !key.hasParams {
+	if !key.newExpressions && !key.hasParams && !key.noAuthorizer {
 		return c.bases.get(icel.AllLibraries)
 	}
 	newEnv := icel.NewEnv
@@ -111,7 +121,7 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 	if key.hasParams {
 		opts = append(opts, cel.Variable(paramsVarName, types.DynType))
 	}
-	env, err := newAdmissionEnv(newEnv, opts...)
+	env, err := newAdmissionEnvOf(newEnv, !key.noAuthorizer, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the CEL environment of validation: %w", err)
 	}

@@ -1,0 +1,115 @@
+// Package admissionmanifest is kube-apiserver 1.37's manifest-based admission
+// configuration (KEP-5793, the successor of KEP-1872) and the REST
+// validation of admission objects.
+//
+// # Stable signatures
+//
+// These signatures are stable; other files of this package build on them:
+//
+//	func SetDefaults(obj runtime.Object) bool
+//	func SetDefaultsValidatingWebhookConfiguration(c *admissionregistrationv1.ValidatingWebhookConfiguration)
+//	func SetDefaultsMutatingWebhookConfiguration(c *admissionregistrationv1.MutatingWebhookConfiguration)
+//	func SetDefaultsValidatingAdmissionPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy)
+//	func SetDefaultsValidatingAdmissionPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding)
+//	func SetDefaultsMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy)
+//	func SetDefaultsMutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding)
+//
+//	const StaticSuffix = ".static.k8s.io"
+//	type StaticNamePolicy int // StaticNamesReserved (zero), StaticNamesWarned, StaticNamesAllowed
+//	type Options struct {
+//		StaticNames StaticNamePolicy
+//		Compiler    *matchcond.AdmissionCompiler // nil: built by NewValidator
+//	}
+//	func NewValidator(o Options) (*Validator, error)
+//	// old == nil: create; otherwise an update from old. Errors, then warnings.
+//	func (v *Validator) Validate(obj, old runtime.Object) (field.ErrorList, []string)
+//	func (v *Validator) ValidateValidatingWebhookConfiguration(obj, old *admissionregistrationv1.ValidatingWebhookConfiguration) (field.ErrorList, []string)
+//	func (v *Validator) ValidateMutatingWebhookConfiguration(obj, old *admissionregistrationv1.MutatingWebhookConfiguration) (field.ErrorList, []string)
+//	func (v *Validator) ValidateValidatingAdmissionPolicy(obj, old *admissionregistrationv1.ValidatingAdmissionPolicy) (field.ErrorList, []string)
+//	func (v *Validator) ValidateValidatingAdmissionPolicyBinding(obj, old *admissionregistrationv1.ValidatingAdmissionPolicyBinding) (field.ErrorList, []string)
+//	var ExcludedResources []schema.GroupResource
+//
+// The manifest loaders validate as kube-apiserver's do: SetDefaults, then a
+// Validator with StaticNames: StaticNamesAllowed, on create (old nil).
+//
+// # REST validation
+//
+// A Validator gives, for a v1 object carrying its defaults, the field
+// errors that kube-apiserver's REST API returns when the object is created
+// or updated (kubernetes/kubernetes pkg/apis/admissionregistration/validation,
+// with its field paths, types, messages and order), and the API's warnings.
+// The defaults are those of pkg/apis/admissionregistration/v1/defaults.go,
+// which kube-apiserver applies when it decodes the object; k8s.io/api has no
+// defaulters, SetDefaults and its relatives are them.
+//
+// Policies and bindings are validated likewise. A policy's CEL expressions
+// are compiled as kube-apiserver's API compiles them (with package
+// matchcond): match conditions without `variables`; variables in order, each
+// known with its type to the expressions after it (`variables` is declared
+// only when the policy has some); validations to bool, message expressions
+// to string without `authorizer`, audit annotation values to string or
+// null; `params` only with a paramKind.
+//
+// An update relaxes what kube-apiserver relaxes, so that stored objects stay
+// updatable: the match conditions are not validated if every webhook's are
+// unchanged (same number of webhooks, equal conditions index by index); the
+// side effects Unknown and Some are allowed unless every old webhook had
+// None or NoneOnDryRun; an admission review version list without v1 or
+// v1beta1 is allowed if an old webhook had one; duplicate webhook names are
+// allowed if the old object had some; invalid label values in selectors are
+// allowed if an old selector had one; and an expression that the old object
+// had is compiled in the environment of stored expressions (which knows
+// newer functions) rather than of new ones. A policy's match conditions are
+// not validated if they and its paramKind are unchanged; a variable is
+// compiled as stored if its expression was one of the old policy's
+// validation expressions (kube-apiserver looks it up there).
+//
+// Names ending with ".static.k8s.io" are reserved for static manifests by
+// the REST API: see StaticNamePolicy. A rule that names a virtual resource
+// that webhooks are never called for (ExcludedResources) gets a warning.
+//
+// # Not validated here
+//
+// kube-apiserver's REST API checks, for a policy or binding that is
+// otherwise valid, that the requesting user may read the paramKind's
+// resource or the parameters referenced (Forbidden on spec.paramKind or
+// spec.paramRef): that needs an authorizer and the API's discovery. The
+// validation of a policy's status (the status subresource) is not done
+// either. MutatingAdmissionPolicy is validated by package mutation.
+//
+// # Kubernetes versions
+//
+// The differential tests (conformance/kubernetes) compare with
+// k8s.io/kubernetes v1.36.3, the newest on the module proxy; gatehouse
+// follows 1.37 where they differ, and its unit tests pin that behaviour:
+//
+//   - the stored-expressions environment of 1.37 has the Lists library's
+//     includes(), so an expression that an object already had may use it
+//     on update (on create, the environment of new expressions still lacks
+//     it);
+//   - metadata validation is apimachinery v0.37's: owner references are
+//     indexed (metadata.ownerReferences[0].apiVersion) and a missing
+//     apiVersion, kind, name or uid is Required rather than Invalid;
+//   - rules of webhooks that name an excluded virtual resource get 1.37's
+//     warning;
+//   - the reservation of ".static.k8s.io" (StaticNamesReserved) is 1.37's
+//     default; in 1.36 the feature was off (StaticNamesWarned). The warning
+//     is the text of 1.36.3 and of the upstream source of the reservation
+//     ("metadata.name: names ending with ".static.k8s.io" are reserved for
+//     static manifest-based configurations and cannot be managed via the
+//     API"); gatehouse's 1.37 notes quote, for the feature off, a text ("...
+//     will be reserved ... when the ManifestBasedAdmissionControlConfig
+//     feature gate is enabled") found in no source available here.
+//
+// # Differences from kube-apiserver
+//
+//   - The password of a webhook URL. kube-apiserver prints the user
+//     information of a clientConfig.url, password included, as the bad value
+//     of its "user information is not permitted in the URL" error, and the
+//     whole URL in its "url must be a valid URL" error: both end up in API
+//     responses, events and logs. gatehouse replaces the password with
+//     "xxxxx", as net/url's URL.Redacted does; the decision is the same.
+//   - A nil object, which kube-apiserver never validates, is an internal
+//     error rather than a panic; so is an object of a type not listed above,
+//     or an update from an object of another type.
+package admissionmanifest

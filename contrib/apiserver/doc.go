@@ -1,0 +1,59 @@
+// Package apiserver connects gatehouse's authorizers with k8s.io/apiserver
+// v0.37's authorizer interfaces, for servers built on k8s.io/apiserver's
+// generic server.
+//
+//   - ToKube turns a gatehouse authorizer.Authorizer into a
+//     k8s.io/apiserver authorizer.Authorizer, to put in a generic server's
+//     Config.Authorization.Authorizer.
+//   - FromKube turns a k8s.io/apiserver authorizer (RBAC, Node, a server's
+//     own) into a gatehouse one, to put in a chain built from an
+//     AuthorizationConfiguration (authorizer.Options.Authorizers).
+//   - FromKubeAttributes and ToKubeAttributes convert the attributes of a
+//     request, field and label selectors included.
+//   - NewReloadingAuthorizer builds, in one call, the chain of an
+//     --authorization-config file that reloads itself when the file
+//     changes, as kube-apiserver assembles it (the assembly lives in
+//     k8s.io/kubernetes, out of reach of other servers), with the server's
+//     own authorizers for the types the file names.
+//
+// # Conditions (KEP-5681)
+//
+// k8s.io/apiserver v0.37's Authorizer also has ConditionsAwareAuthorize and
+// EvaluateConditions. gatehouse's authorizers are not conditions-aware, so,
+// as that interface's documentation asks, ConditionsAwareAuthorize returns
+// authorizer.ConditionsAwareDecisionFromParts of what Authorize returns, and
+// EvaluateConditions fails closed: DecisionDeny, "" and
+// ErrorConditionEvaluationNotSupported. FromKube calls the unconditional
+// Authorize of the authorizer it wraps.
+//
+// # Attributes
+//
+// Attributes convert without loss in both directions: user (name, UID,
+// groups, extra), verb, resource or non-resource request, namespace, group,
+// version, resource, subresource, name, path, and every requirement of the
+// field and label selectors, in order. From k8s.io/apiserver, the
+// requirements are kept even when the selector's parsing also returned an
+// error, as k8s.io/apiserver's webhook authorizer keeps them (selectors only
+// narrow a request, so a partial selector never allows more); the error
+// itself is not carried, gatehouse's attributes have no place for it. To
+// k8s.io/apiserver, every requirement is kept as given, and those that
+// k8s.io/apimachinery's label parser would reject (an invalid key or value,
+// a wrong number of values) are also reported as the label selector's
+// parsing error, as k8s.io/apiserver reports a selector it could not parse.
+// Attributes that FromKube gives a k8s.io/apiserver authorizer reach a
+// gatehouse authorizer that ToKube wraps unconverted (a gatehouse chain
+// inside a k8s.io/apiserver one inside a gatehouse one, for instance).
+//
+// Slices and maps (groups, extra, values) are shared, not copied: the
+// authorizers must treat attributes as read-only, as both libraries require.
+//
+// # Differences from kube-apiserver
+//
+//   - Nil attributes (no request at all) reach the wrapped authorizer as
+//     attributes without user, and a nil authorizer denies with an error;
+//     k8s.io/apiserver's authorizers crash on either.
+//   - The chain of NewReloadingAuthorizer is gatehouse's reloading chain, with
+//     the differences that package authorizer documents (it also follows the
+//     webhooks' kubeconfig and certificate files, polls instead of watching,
+//     logs nothing).
+package apiserver
