@@ -469,7 +469,7 @@ func (p *fastYAML) flowSequence(text string) {
 // writeJSONString writes a printable-ASCII string as a JSON string.
 func writeJSONString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
-	if strings.IndexAny(s, `"\\`) < 0 {
+	if !strings.ContainsAny(s, `"\\`) {
 		b.WriteString(s)
 		b.WriteByte('"')
 		return
