@@ -131,22 +131,5 @@ func (c *Constraints) match(ctx context.Context, r *Request, x *Explanation) Res
 			return Result{}
 		}
 	}
-	nsMatches, nsErr := c.namespaceSelector.matchNamespace(ctx, r)
-	if !nsMatches && nsErr == nil {
-		return notMatched(x, ReasonNamespaceSelector)
-	}
-	objMatches, objErr := c.objectSelector.matchObject(r)
-	if !objMatches && objErr == nil {
-		return notMatched(x, ReasonObjectSelector)
-	}
-	switch {
-	case m.err != nil:
-		return failed(x, m.err)
-	case nsErr != nil:
-		return failed(x, nsErr)
-	case objErr != nil:
-		return failed(x, objErr)
-	}
-	res.Matches = true
-	return res
+	return matchSelectors(ctx, r, x, &c.namespaceSelector, &c.objectSelector, m.err, res)
 }

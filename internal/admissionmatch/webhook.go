@@ -93,17 +93,25 @@ func (w *Webhook) match(ctx context.Context, r *Request, x *Explanation) Result 
 		}
 		return Result{}
 	}
-	nsMatches, nsErr := w.namespaceSelector.matchNamespace(ctx, r)
+	return matchSelectors(ctx, r, x, &w.namespaceSelector, &w.objectSelector, m.err, res)
+}
+
+// matchSelectors finishes the match of a webhook or a policy whose rules
+// matched or failed (ruleErr): the namespace and object selectors, then, as
+// kube-apiserver, a selector that does not select wins over any error, and
+// the rules' error over the selectors' errors.
+func matchSelectors(ctx context.Context, r *Request, x *Explanation, ns, obj *selector, ruleErr error, res Result) Result {
+	nsMatches, nsErr := ns.matchNamespace(ctx, r)
 	if !nsMatches && nsErr == nil {
 		return notMatched(x, ReasonNamespaceSelector)
 	}
-	objMatches, objErr := w.objectSelector.matchObject(r)
+	objMatches, objErr := obj.matchObject(r)
 	if !objMatches && objErr == nil {
 		return notMatched(x, ReasonObjectSelector)
 	}
 	switch {
-	case m.err != nil:
-		return failed(x, m.err)
+	case ruleErr != nil:
+		return failed(x, ruleErr)
 	case nsErr != nil:
 		return failed(x, nsErr)
 	case objErr != nil:
