@@ -1,3 +1,8 @@
+// Differential tests against k8s.io/apiserver's webhook authorizer, which
+// brings client-go: CI runs them without -race (see reloading_kube_test.go).
+
+//go:build !race
+
 package apiserver
 
 import (
