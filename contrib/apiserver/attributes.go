@@ -32,8 +32,20 @@ type convertedAttributes struct {
 	user authorizer.User
 }
 
+// reset clears c for reuse, keeping the capacity of its selector slices.
+func (c *convertedAttributes) reset() {
+	fieldSelector, labelSelector := c.FieldSelector[:0], c.LabelSelector[:0]
+	clear(fieldSelector[:cap(fieldSelector)])
+	clear(labelSelector[:cap(labelSelector)])
+	*c = convertedAttributes{}
+	c.FieldSelector, c.LabelSelector = fieldSelector, labelSelector
+}
+
 func fromKube(a kauthorizer.Attributes, c *convertedAttributes) {
 	out := &c.Attributes
+	// The selector slices of a reused c keep their capacity; nil when
+	// there is no requirement, as in attributes converted anew.
+	fieldSelector, labelSelector := c.FieldSelector[:0], c.LabelSelector[:0]
 	// k8s.io/apiserver's filter passes a *AttributesRecord: its fields are
 	// read directly rather than through a dozen method calls.
 	var u user.Info
@@ -67,21 +79,21 @@ func fromKube(a kauthorizer.Attributes, c *convertedAttributes) {
 		out.User = &c.user
 	}
 	if len(fieldReqs) > 0 {
-		out.FieldSelector = make([]authorizer.FieldRequirement, len(fieldReqs))
-		for i, r := range fieldReqs {
-			out.FieldSelector[i] = authorizer.FieldRequirement{Field: r.Field, Operator: r.Operator, Value: r.Value}
+		for _, r := range fieldReqs {
+			fieldSelector = append(fieldSelector, authorizer.FieldRequirement{Field: r.Field, Operator: r.Operator, Value: r.Value})
 		}
+		out.FieldSelector = fieldSelector
 	}
 	if len(labelReqs) > 0 {
-		out.LabelSelector = make([]authorizer.LabelRequirement, len(labelReqs))
 		for i := range labelReqs {
 			r := &labelReqs[i]
 			var values []string
 			if vs := r.ValuesUnsorted(); len(vs) > 0 {
 				values = vs
 			}
-			out.LabelSelector[i] = authorizer.LabelRequirement{Key: r.Key(), Operator: r.Operator(), Values: values}
+			labelSelector = append(labelSelector, authorizer.LabelRequirement{Key: r.Key(), Operator: r.Operator(), Values: values})
 		}
+		out.LabelSelector = labelSelector
 	}
 }
 

@@ -1,7 +1,11 @@
 package apiserver
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -218,3 +222,39 @@ func TestTypedNilUserIsNoUser(t *testing.T) {
 	var u *user.DefaultInfo
 	assert.Nil(t, FromKubeAttributes(&kauthorizer.AttributesRecord{User: u, Verb: "get"}).User)
 }
+
+// TestPooledAttributesEqualFreshConversions asks, from several goroutines at
+// once, an authorizer wrapped by ToKube about the whole corpus: the
+// attributes it sees, taken from the pool and reused, must equal a fresh
+// conversion of each request, whatever was converted into them before.
+func TestPooledAttributesEqualFreshConversions(t *testing.T) {
+	corpus := kubeCorpus(300, 11)
+	seen := func(ctx context.Context, a *authorizer.Attributes) (authorizer.Decision, string, error) {
+		want := ctx.Value(wantKey{}).(*authorizer.Attributes)
+		if !reflect.DeepEqual(want, a) {
+			return authorizer.DecisionDeny, fmt.Sprintf("saw %+v, want %+v", a, want), nil
+		}
+		return authorizer.DecisionAllow, "", nil
+	}
+	adapter := ToKube(authorizer.Func(seen))
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range corpus {
+				c := &corpus[(i*7+g*13)%len(corpus)]
+				ctx := context.WithValue(context.Background(), wantKey{}, FromKubeAttributes(c.attrs))
+				// The filter's *AttributesRecord, and another implementation.
+				var attrs kauthorizer.Attributes = &c.attrs
+				if i%2 == 1 {
+					attrs = methodsOnly{c.attrs}
+				}
+				d, reason, err := adapter.Authorize(ctx, attrs)
+				assert.NoError(t, err)
+				assert.Equal(t, kauthorizer.DecisionAllow, d, "%s: %s", c.name, reason)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+type wantKey struct{}
