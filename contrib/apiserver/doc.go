@@ -47,6 +47,17 @@
 // Slices and maps (groups, extra, values) are shared, not copied: the
 // authorizers must treat attributes as read-only, as both libraries require.
 //
+// # Cost
+//
+// ToKube converts k8s.io/apiserver's attributes into gatehouse attributes
+// taken from a pool and reused once the wrapped authorizer has returned, so
+// the authorizer it wraps must not retain them (none of gatehouse's does).
+// The adapter then adds about 30 ns and no allocation to a decision of a
+// chain, 45 ns to a cached webhook decision (BenchmarkToKube). A request
+// with a label selector pays one more allocation per requirement with
+// values: k8s.io/apimachinery gives a requirement's values only as a copy
+// (ValuesUnsorted). FromKube adds nothing but an interface conversion.
+//
 // # Differences from kube-apiserver
 //
 //   - Nil attributes (no request at all) reach the wrapped authorizer as
