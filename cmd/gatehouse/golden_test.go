@@ -32,7 +32,21 @@ const (
 	rwCRDs  = "testdata/realworld/crds-protected-groups"
 	expl    = "testdata/explain"
 	rbacDir = "testdata/rbac"
+	rwAdm   = "testdata/realworld/admission-webhooks"
 )
+
+// realworldManifests are the real-world admission files that are manifests
+// (the others are AdmissionConfigurations).
+func realworldManifests() []string {
+	names, _ := filepath.Glob(rwAdm + "/*.yaml")
+	var manifests []string
+	for _, n := range names {
+		if !strings.Contains(n, "admission-configuration") {
+			manifests = append(manifests, n)
+		}
+	}
+	return manifests
+}
 
 func goldenCases() []goldenCase {
 	answers := []string{"--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers.yaml"}
@@ -111,6 +125,16 @@ func goldenCases() []goldenCase {
 		{name: "authz-migrate-config-used", args: []string{"authz", "migrate", "--", "--authorization-config=/etc/authz.yaml"}, exit: 1},
 		{name: "authz-migrate-nothing", args: []string{"authz", "migrate"}, exit: 2},
 
+		{name: "help-admission-validate", args: []string{"admission", "validate", "--help"}},
+		{name: "admission-validate-realworld", args: append([]string{"admission", "validate"}, realworldManifests()...), exit: 1},
+		{name: "admission-validate-realworld-json", args: append([]string{"admission", "validate", "-o", "json"}, realworldManifests()...), exit: 1},
+		{name: "admission-validate-dir-yaml", args: []string{"admission", "validate", "-o", "yaml", "testdata/admission/policies"}},
+		{name: "admission-validate-wrong-plugin", args: []string{"admission", "validate", "--plugin", "MutatingAdmissionPolicy", "testdata/admission/policies"}, exit: 1},
+		{name: "admission-validate-config", args: []string{"admission", "validate", "--admission-config", rwAdm + "/kubernetes__website__static-admission-configuration.yaml"}, exit: 1},
+		{name: "admission-validate-config-as-path", args: []string{"admission", "validate", rwAdm + "/kubernetes__website__static-admission-configuration.yaml"}, exit: 2},
+		{name: "admission-validate-unknown-plugin", args: []string{"admission", "validate", "--plugin", "Webhook", "testdata/admission/policies"}, exit: 2},
+		{name: "admission-validate-config-and-paths", args: []string{"admission", "validate", "--admission-config", "x.yaml", "testdata/admission/policies"}, exit: 2},
+		{name: "admission-validate-missing", args: []string{"admission", "validate", "testdata/admission/nope"}, exit: 2},
 		{name: "crd-check-realworld", args: []string{"crd", "check", rwCRDs}, exit: 1},
 		{name: "crd-check-realworld-json", args: []string{"crd", "check", "-o", "json", rwCRDs}, exit: 1},
 		{name: "crd-check-approved-yaml", args: []string{"crd", "check", "-o", "yaml", rwCRDs + "/kubernetes-sigs__external-dns__dnsendpoint.yaml"}},

@@ -25,6 +25,7 @@ import (
 var realworldCopies = map[string]string{
 	rwAuthz: "../../authzconfig/testdata/realworld",
 	rwCRDs:  "../../crdapproval/testdata/realworld",
+	rwAdm:   "../../admissionmanifest/testdata/realworld",
 }
 
 // TestRealworldCopies checks that the copies are those files, byte for byte,

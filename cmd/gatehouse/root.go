@@ -79,11 +79,12 @@ func (e usageError) Unwrap() error { return e.err }
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gatehouse",
-		Short: "kube-apiserver 1.37's verdicts on authorization configurations, requests and CRDs, offline",
+		Short: "kube-apiserver 1.37's verdicts on authorization configurations, requests, admission manifests and CRDs, offline",
 		Long: `gatehouse gives, offline, the verdicts kube-apiserver 1.37 gives: whether it
 starts with an AuthorizationConfiguration, what its authorizer chain decides
 for a request, whom RBAC allows what, which file replaces the legacy
---authorization-* flags, and whether CRDs in protected API groups are accepted.
+--authorization-* flags, whether it starts with a directory of static admission
+manifests, and whether CRDs in protected API groups are accepted.
 
 Inputs are files, directories (their .yaml, .yml and .json files, recursively)
 or "-" for standard input. Output is text, or -o json / -o yaml with a stable
@@ -128,7 +129,12 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		Short: "Roles, ClusterRoles, RoleBindings and ClusterRoleBindings: who may do what",
 	}
 	rbacCmd.AddCommand(a.rbacCanICommand(), a.rbacWhoCanCommand())
-	root.AddCommand(authz, crd, rbacCmd, a.versionCommand())
+	admission := &cobra.Command{
+		Use:   "admission",
+		Short: "Static admission manifests: webhooks and policies kube-apiserver loads from a directory",
+	}
+	admission.AddCommand(a.admissionValidateCommand())
+	root.AddCommand(admission, authz, crd, rbacCmd, a.versionCommand())
 	return root
 }
 
