@@ -14,6 +14,7 @@ import (
 	"k8s.io/apiserver/pkg/admission/plugin/webhook"
 	webhookgeneric "k8s.io/apiserver/pkg/admission/plugin/webhook/generic"
 
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
 )
 
@@ -28,7 +29,8 @@ import (
 // gatehouse's builds its Request (one per admission request) inside the
 // loop. impl=gatehouse matches through an Index of the 100 webhooks (the
 // way to match a request against many hooks); impl=gatehouse-per-hook calls
-// each webhook's Match in turn.
+// each webhook's Match in turn; impl=gatehouse-admissionmanifest matches
+// through the public API, admissionmanifest.WebhookMatcher.
 
 // benchWebhooks returns 100 webhooks in the shapes seen in clusters: pod,
 // workload, config and exec hooks and catch-alls, with and without
@@ -178,6 +180,28 @@ func BenchmarkAdmissionMatch100Webhooks(b *testing.B) {
 					results = append(results, res)
 					return true
 				})
+			}
+		})
+		// The public API: admissionmanifest's WebhookMatcher (the index,
+		// and match conditions, of which these webhooks have none).
+		webhooks := make([]admissionmanifest.Webhook, len(hooks))
+		for i, h := range hooks {
+			webhooks[i] = admissionmanifest.Webhook{Validating: h}
+		}
+		matcher, err := admissionmanifest.NewWebhookMatcher(webhooks, admissionmanifest.MatchOptions{Namespaces: lookup, Equivalents: mapper})
+		if err != nil {
+			b.Fatal(err)
+		}
+		public := &admissionmanifest.Request{Operation: admissionv1Operation(rc.req.op), Kind: rc.req.kind, Resource: rc.req.resource,
+			Name: rc.req.name, Namespace: rc.req.namespace, Object: rc.req.object, OldObject: rc.req.oldObject}
+		if got := len(matcher.Match(ctx, public)); got != wantMatched {
+			b.Fatalf("%s: gatehouse's WebhookMatcher matched %d webhooks, kube-apiserver %d", rc.name, got, wantMatched)
+		}
+		b.Run("request="+rc.name+"/impl=gatehouse-admissionmanifest", func(b *testing.B) {
+			b.ReportAllocs()
+			matches := make([]admissionmanifest.WebhookMatch, 0, len(hooks))
+			for b.Loop() {
+				matches = matcher.AppendMatches(ctx, matches[:0], public)
 			}
 		})
 		// Each webhook's Match, one after the other.
