@@ -152,11 +152,15 @@ func mvPolicyChanges() []mvPolicyChange {
 		})
 	}
 	add("mutations=nil", func(p *admissionregistrationv1.MutatingAdmissionPolicy) { p.Spec.Mutations = nil })
-	add("mutations=empty", func(p *admissionregistrationv1.MutatingAdmissionPolicy) { p.Spec.Mutations = []admissionregistrationv1.Mutation{} })
+	add("mutations=empty", func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
+		p.Spec.Mutations = []admissionregistrationv1.Mutation{}
+	})
 	ac := func(e string) *admissionregistrationv1.ApplyConfiguration {
 		return &admissionregistrationv1.ApplyConfiguration{Expression: e}
 	}
-	jp := func(e string) *admissionregistrationv1.JSONPatch { return &admissionregistrationv1.JSONPatch{Expression: e} }
+	jp := func(e string) *admissionregistrationv1.JSONPatch {
+		return &admissionregistrationv1.JSONPatch{Expression: e}
+	}
 	for i, m := range []admissionregistrationv1.Mutation{
 		{},
 		{PatchType: "Merge"},
