@@ -97,8 +97,10 @@ func (e *KindError) Error() string {
 // also defaults a paramRef's parameterNotFoundAction to Deny) and their
 // apiVersion and kind set to v1's. Decoding is strict, as kube-apiserver's
 // strict field validation: unknown and duplicate fields, field names in the
-// wrong case and values of the wrong type are errors. Decode does not
-// validate the objects: see Validator.
+// wrong case and values of the wrong type are errors. Both kinds are
+// cluster-scoped: a namespace is dropped, as kube-apiserver drops it before
+// it validates the object. Decode does not validate the objects: see
+// Validator.
 //
 // Every document is read even if an earlier one is bad: Decode returns the
 // objects of the good documents and an error that joins one *DecodeError
@@ -212,6 +214,7 @@ func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
 			return fmt.Errorf("%s: %w", tm.Kind, err)
 		}
 		p.TypeMeta = v1
+		p.Namespace = ""
 		SetDefaultsPolicy(p)
 		out.Policies = append(out.Policies, p)
 	case kindBinding:
@@ -220,6 +223,7 @@ func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
 			return fmt.Errorf("%s: %w", tm.Kind, err)
 		}
 		b.TypeMeta = v1
+		b.Namespace = ""
 		if version == "v1alpha1" {
 			setDefaultsBindingV1alpha1(b)
 		} else {
