@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/gatehouse-dev/gatehouse/mutation"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -77,9 +78,7 @@ type LoadOptions struct {
 // plugin's v1 policies and bindings and their typed lists; names are unique
 // per kind; a policy may not have paramKind, a binding must name a static
 // policy of the directory and may not have paramRef. MutatingAdmissionPolicy
-// objects get their v1 defaults and these loader checks, but not yet the
-// REST validation of their spec (TODO(issue 11): it belongs to package
-// mutation, which does not exist yet).
+// objects are validated by package mutation's Validator.
 //
 // Documents in the plain subset of YAML in which manifests are usually
 // written are decoded by a fast path (one conversion to JSON, one strict
@@ -152,6 +151,8 @@ func load(plugin Plugin, dir string, opts *LoadOptions) (*Manifests, error) {
 type loader struct {
 	plugin    Plugin
 	validator *Validator
+	// mutations validates MutatingAdmissionPolicies, built on first use.
+	mutations *mutation.Validator
 	// seen maps the names of the configurations or policies loaded so far
 	// to their files; seenBindings those of the bindings.
 	seen, seenBindings map[string]string

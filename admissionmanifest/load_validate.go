@@ -5,6 +5,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
 // This file is the loaders' REST step, kube-apiserver's injected
@@ -77,22 +79,49 @@ func (l *loader) defaultAndValidateValidatingAdmissionPolicyBinding(b *admission
 	return nil
 }
 
-// defaultAndValidateMutatingAdmissionPolicy applies the v1 defaults only.
-// TODO(issue 11): the REST validation of MutatingAdmissionPolicy belongs to
-// package mutation, which does not exist yet; until it does, a
-// MutatingAdmissionPolicy directory gets the loader's own checks (strict
-// decoding, names, paramKind, bindings) and no REST validation of its spec
-// (TestMutatingPolicyChecksToday shows what is checked).
+// mutationValidator returns the validator of MutatingAdmissionPolicies of
+// the load, built on first use with the CEL compiler of restValidator.
+func (l *loader) mutationValidator() (*mutation.Validator, error) {
+	if l.mutations == nil {
+		v, err := l.restValidator()
+		if err != nil {
+			return nil, err
+		}
+		mv, err := mutation.NewValidator(mutation.ValidatorOptions{MatchConditions: v.compiler})
+		if err != nil {
+			return nil, err
+		}
+		l.mutations = mv
+	}
+	return l.mutations, nil
+}
+
+// defaultAndValidateMutatingAdmissionPolicy applies the v1 defaults and
+// package mutation's REST validation on create.
 func (l *loader) defaultAndValidateMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
 	SetDefaultsMutatingAdmissionPolicy(p)
+	v, err := l.mutationValidator()
+	if err != nil {
+		return err
+	}
+	if errs := v.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicy %q: %w", p.Name, errs.ToAggregate())
+	}
 	p.TypeMeta = metav1.TypeMeta{}
 	return nil
 }
 
 // defaultAndValidateMutatingAdmissionPolicyBinding applies the v1 defaults
-// only; see defaultAndValidateMutatingAdmissionPolicy.
+// and package mutation's REST validation on create.
 func (l *loader) defaultAndValidateMutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
 	SetDefaultsMutatingAdmissionPolicyBinding(b)
+	v, err := l.mutationValidator()
+	if err != nil {
+		return err
+	}
+	if errs := v.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicyBinding %q: %w", b.Name, errs.ToAggregate())
+	}
 	b.TypeMeta = metav1.TypeMeta{}
 	return nil
 }

@@ -28,6 +28,7 @@ import (
 	webhooksource "k8s.io/apiserver/pkg/admission/plugin/webhook/manifest/source"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
 // kube-apiserver's manifest loaders (k8s.io/apiserver's generic loaders
@@ -41,6 +42,7 @@ import (
 type kubeManifests struct {
 	decoder   runtime.Decoder
 	validator *admissionmanifest.Validator
+	mutations *mutation.Validator
 }
 
 func newKubeManifests(t testing.TB) *kubeManifests {
@@ -51,7 +53,9 @@ func newKubeManifests(t testing.TB) *kubeManifests {
 	scheme.AddUnversionedTypes(metav1.SchemeGroupVersion, &metav1.List{}, &metav1.Status{})
 	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesAllowed})
 	require.NoError(t, err)
-	return &kubeManifests{decoder: serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer(), validator: v}
+	mv, err := mutation.NewValidator(mutation.ValidatorOptions{})
+	require.NoError(t, err)
+	return &kubeManifests{decoder: serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer(), validator: v, mutations: mv}
 }
 
 // The defaultAndValidate functions of kube-apiserver: defaults, the
@@ -93,16 +97,22 @@ func (k *kubeManifests) defaultAndValidateVAPB(b *admissionregistrationv1.Valida
 	return nil
 }
 
-// MutatingAdmissionPolicy: gatehouse applies the defaults only until
-// package mutation validates it (issue 11), so does this side.
+// MutatingAdmissionPolicy: package mutation's validation, which
+// conformance/kubernetes compares with kube-apiserver's.
 func (k *kubeManifests) defaultAndValidateMAP(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
 	admissionmanifest.SetDefaultsMutatingAdmissionPolicy(p)
+	if errs := k.mutations.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicy %q: %w", p.Name, errs.ToAggregate())
+	}
 	p.TypeMeta = metav1.TypeMeta{}
 	return nil
 }
 
 func (k *kubeManifests) defaultAndValidateMAPB(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
 	admissionmanifest.SetDefaultsMutatingAdmissionPolicyBinding(b)
+	if errs := k.mutations.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicyBinding %q: %w", b.Name, errs.ToAggregate())
+	}
 	b.TypeMeta = metav1.TypeMeta{}
 	return nil
 }
