@@ -88,24 +88,8 @@ const (
 var validationReasons = []metav1.StatusReason{metav1.StatusReasonForbidden, metav1.StatusReasonInvalid, metav1.StatusReasonRequestEntityTooLarge}
 
 func (v *Validator) validatePolicySpec(meta *metav1.ObjectMeta, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, o *policyOptions, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
-	} else if !oneOf(*spec.FailurePolicy, admissionvalidation.FailurePolicies) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, admissionvalidation.FailurePolicies))
-	}
+	errs := admissionvalidation.PolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, path)
 	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, admissionvalidation.ParamKind(spec.ParamKind, path.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, admissionvalidation.MatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
-		}
-	}
 	if !o.ignoreMatchConditions {
 		errs = append(errs, v.compiler.Validate(spec.MatchConditions, matchcond.AdmissionValidateOptions{HasParams: hasParams, Preexisting: o.preexisting.matchConditions}, path.Child("matchConditions"))...)
 	}

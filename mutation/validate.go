@@ -118,23 +118,9 @@ func (v *Validator) ValidateMutatingAdmissionPolicy(obj, old *admissionregistrat
 }
 
 func (v *Validator) validatePolicySpec(spec *admissionregistrationv1.MutatingAdmissionPolicySpec, old *admissionregistrationv1.MutatingAdmissionPolicy, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
-	} else if !slices.Contains(admissionvalidation.FailurePolicies, *spec.FailurePolicy) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, admissionvalidation.FailurePolicies))
-	}
+	errs := admissionvalidation.PolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, path)
 	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, admissionvalidation.ParamKind(spec.ParamKind, path.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, admissionvalidation.MatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
-		}
+	if spec.MatchConstraints != nil {
 		errs = append(errs, mutatingOperationErrors(spec.MatchConstraints, path.Child("matchConstraints"))...)
 	}
 
