@@ -142,18 +142,9 @@ func internalAuditAnnotations(as []admissionregistrationv1.AuditAnnotation) []in
 // expressions if its expression was one of the old policy's validation
 // expressions (not variables: kube-apiserver looks it up there).
 func validateVariable(pv *matchcond.PolicyValidator, variable *admissionregistrationv1.Variable, storedValidations map[string]bool, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if strings.TrimSpace(variable.Name) == "" {
-		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
-	} else if !admissionvalidation.IsCELIdentifier(variable.Name) {
-		errs = append(errs, field.Invalid(path.Child("name"), variable.Name, "must be a valid CEL identifier"))
-	}
-	if strings.TrimSpace(variable.Expression) == "" {
-		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if err := pv.Variable(variable.Name, variable.Expression, storedValidations[variable.Expression], path.Child("expression")); err != nil {
-		errs = append(errs, err)
-	}
-	return errs
+	return admissionvalidation.Variable(variable, path, func() *field.Error {
+		return pv.Variable(variable.Name, variable.Expression, storedValidations[variable.Expression], path.Child("expression"))
+	})
 }
 
 // newlines are the line breaks of CEL's grammar.

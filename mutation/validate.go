@@ -189,20 +189,12 @@ func mutatingOperationErrors(m *admissionregistrationv1.MatchResources, path *fi
 }
 
 func validateVariable(x expressionChecks, variable admissionregistrationv1.Variable, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if strings.TrimSpace(variable.Name) == "" {
-		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
-	} else if !admissionvalidation.IsCELIdentifier(variable.Name) {
-		errs = append(errs, field.Invalid(path.Child("name"), variable.Name, "must be a valid CEL identifier"))
-	}
-	if strings.TrimSpace(variable.Expression) == "" {
-		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if x != nil {
-		if err := x.variable(variable, path); err != nil {
-			errs = append(errs, err)
+	return admissionvalidation.Variable(&variable, path, func() *field.Error {
+		if x == nil {
+			return nil
 		}
-	}
-	return errs
+		return x.variable(variable, path)
+	})
 }
 
 func validateMutation(x expressionChecks, m admissionregistrationv1.Mutation, path *field.Path) field.ErrorList {
