@@ -64,14 +64,16 @@ func NewValidator(o ValidatorOptions) (*Validator, error) {
 // *v1.MutatingAdmissionPolicyBinding; any other type, or an old object of
 // another type, is an internal error.
 func (v *Validator) Validate(obj, old runtime.Object) field.ErrorList {
-	wrongOld := field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate an update of a %T from a %T", obj, old))}
+	wrongOld := func() field.ErrorList {
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate an update of a %T from a %T", obj, old))}
+	}
 	switch o := obj.(type) {
 	case *admissionregistrationv1.MutatingAdmissionPolicy:
 		var oldP *admissionregistrationv1.MutatingAdmissionPolicy
 		if old != nil {
 			var ok bool
 			if oldP, ok = old.(*admissionregistrationv1.MutatingAdmissionPolicy); !ok {
-				return wrongOld
+				return wrongOld()
 			}
 		}
 		return v.ValidateMutatingAdmissionPolicy(o, oldP)
@@ -80,7 +82,7 @@ func (v *Validator) Validate(obj, old runtime.Object) field.ErrorList {
 		if old != nil {
 			var ok bool
 			if oldB, ok = old.(*admissionregistrationv1.MutatingAdmissionPolicyBinding); !ok {
-				return wrongOld
+				return wrongOld()
 			}
 		}
 		return v.ValidateMutatingAdmissionPolicyBinding(o, oldB)
