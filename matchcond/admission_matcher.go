@@ -18,6 +18,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/utils/clock"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -62,6 +63,7 @@ type AdmissionMatcher struct {
 	failurePolicy admissionregistrationv1.FailurePolicyType
 	variables     []*compiledVariable
 	variableIndex map[string]int
+	variableNames []string // of variables, by index
 	variablesType *types.Type
 	conditions    []admissionCondition
 
@@ -219,7 +221,7 @@ type admissionActivation struct {
 	authzRequest      *admissionv1.AdmissionRequest
 	authorizer        ref.Val // built on first use
 	requestResource   ref.Val
-	variables         *variablesValue
+	variables         *admissioncel.Variables
 	// variablesCost is the cost of the variables computed since the last
 	// condition.
 	variablesCost int64
@@ -230,22 +232,16 @@ func (m *AdmissionMatcher) activation(ctx context.Context, a *AdmissionAttribute
 		ctx:          ctx,
 		object:       objectToVal(a.Object),
 		oldObject:    objectToVal(a.OldObject),
-		request:      typedToVal(a.Request),
+		request:      admissioncel.TypedToVal(a.Request),
 		authz:        a.Authorizer,
 		authzRequest: a.Request,
 	}
 	if a.Params != nil {
-		act.params = typedToVal(a.Params)
+		act.params = admissioncel.TypedToVal(a.Params)
 	}
 	if m.policy {
-		act.variables = &variablesValue{
-			typ:       m.variablesType,
-			variables: m.variables,
-			byName:    m.variableIndex,
-			values:    make([]ref.Val, len(m.variables)),
-			computing: make([]bool, len(m.variables)),
-			compute:   act.computeVariable,
-		}
+		act.variables = admissioncel.NewVariables(m.variablesType, m.variableNames, m.variableIndex,
+			func(i int) ref.Val { return act.computeVariable(m.variables[i]) })
 	}
 	return act
 }
@@ -262,22 +258,22 @@ func objectToVal(o runtime.Object) any {
 		}
 		return types.DefaultTypeAdapter.NativeToValue(o.Object)
 	}
-	return typedToVal(o)
+	return admissioncel.TypedToVal(o)
 }
 
 func (a *admissionActivation) ResolveName(name string) (any, bool) {
 	switch name {
-	case objectVarName:
+	case admissioncel.ObjectVarName:
 		return a.object, true
-	case oldObjectVarName:
+	case admissioncel.OldObjectVarName:
 		return a.oldObject, true
-	case paramsVarName:
+	case admissioncel.ParamsVarName:
 		return a.params, true
-	case requestVarName:
+	case admissioncel.RequestVarName:
 		return a.request, true
-	case namespaceVarName:
+	case admissioncel.NamespaceVarName:
 		return types.NullValue, true
-	case authorizerVarName:
+	case admissioncel.AuthorizerVarName:
 		if a.authz == nil {
 			return nil, false
 		}
@@ -285,7 +281,7 @@ func (a *admissionActivation) ResolveName(name string) (any, bool) {
 			a.authorizer = icel.NewAuthorizerValue(a.ctx, a.user(), a.authz)
 		}
 		return a.authorizer, true
-	case requestResourceVarName:
+	case admissioncel.RequestResourceVarName:
 		if a.authz == nil {
 			return nil, false
 		}
@@ -293,7 +289,7 @@ func (a *admissionActivation) ResolveName(name string) (any, bool) {
 			a.requestResource = a.newRequestResource()
 		}
 		return a.requestResource, true
-	case variablesVarName:
+	case admissioncel.VariablesVarName:
 		if a.variables == nil {
 			return nil, true
 		}
