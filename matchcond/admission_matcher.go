@@ -278,7 +278,7 @@ func (a *admissionActivation) ResolveName(name string) (any, bool) {
 			return nil, false
 		}
 		if a.authorizer == nil {
-			a.authorizer = icel.NewAuthorizerValue(a.ctx, a.user(), a.authz)
+			a.authorizer = icel.NewAuthorizerValue(a.ctx, admissioncel.UserOf(a.authzRequest), a.authz)
 		}
 		return a.authorizer, true
 	case admissioncel.RequestResourceVarName:
@@ -286,7 +286,7 @@ func (a *admissionActivation) ResolveName(name string) (any, bool) {
 			return nil, false
 		}
 		if a.requestResource == nil {
-			a.requestResource = a.newRequestResource()
+			a.requestResource = admissioncel.RequestResourceCheck(a.ctx, a.authz, a.authzRequest)
 		}
 		return a.requestResource, true
 	case admissioncel.VariablesVarName:
@@ -299,36 +299,6 @@ func (a *admissionActivation) ResolveName(name string) (any, bool) {
 }
 
 func (a *admissionActivation) Parent() interpreter.Activation { return nil }
-
-// user is the requesting user, as the Authz library sees it.
-func (a *admissionActivation) user() *UserInfo {
-	r := a.authzRequest
-	if r == nil {
-		return nil
-	}
-	u := &UserInfo{Name: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups}
-	if r.UserInfo.Extra != nil {
-		u.Extra = make(map[string][]string, len(r.UserInfo.Extra))
-		for k, v := range r.UserInfo.Extra {
-			u.Extra[k] = v
-		}
-	}
-	return u
-}
-
-// newRequestResource is authorizer.requestResource: a check of the
-// request's own resource (the resource requested, not the matched one).
-func (a *admissionActivation) newRequestResource() ref.Val {
-	r := a.authzRequest
-	if r == nil {
-		r = &admissionv1.AdmissionRequest{}
-	}
-	var group, resource string
-	if r.RequestResource != nil {
-		group, resource = r.RequestResource.Group, r.RequestResource.Resource
-	}
-	return icel.NewResourceCheckValue(a.ctx, a.user(), a.authz, group, resource, r.RequestSubResource, r.Namespace, r.Name)
-}
 
 // computeVariable computes a variable for the variables map, charging its
 // cost to the condition that uses it.
