@@ -134,7 +134,7 @@ func TestAdmit(t *testing.T) {
 		code:     503,
 		reason:   metav1.StatusReasonServiceUnavailable,
 	}, {
-		name:     "a kind without schema is a 503",
+		name: "a kind without schema is a 503",
 		policies: policies{newPolicy("p", []string{"label:a=1"}, withResources("widgets"), func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
 			p.Spec.MatchConstraints.ResourceRules[0].APIGroups = []string{"x.io"}
 		})},
