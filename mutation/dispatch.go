@@ -657,6 +657,14 @@ func (s *state) explainMutation(ctx context.Context, cp *compiledPolicy, i int, 
 	mt.Changed = changedPaths(in.object, out)
 	again := *in
 	again.object = out
+	// A policy whose match conditions exclude its own output (a guard
+	// such as "no sidecar yet") is not invoked on it again.
+	again.namespace = nil
+	if mc := cp.eval.matchConditions(ctx, &again); !mc.Matches && mc.Error == nil {
+		mt.Idempotent = true
+		return mt
+	}
+	again.namespace = in.namespace
 	twice, err := s.mutate(ctx, cp, i, &again, v.kind)
 	mt.IdempotenceErr = err
 	mt.Idempotent = err == nil && jsonEqual(out, twice)

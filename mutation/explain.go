@@ -83,9 +83,11 @@ type MutationTrace struct {
 	Changed []string
 	// Idempotent is false when applying the mutation again to its own
 	// output changes the object again (a check kube-apiserver does not
-	// make; KEP-3962 asks mutations to be idempotent). It is only computed
-	// for mutations that applied without error; IdempotenceErr is the error
-	// of the second application, if it failed.
+	// make; KEP-3962 asks mutations to be idempotent). A mutation whose
+	// policy's match conditions exclude its output (a guard such as "no
+	// sidecar yet") is idempotent. It is only computed for mutations that
+	// applied without error; IdempotenceErr is the error of the second
+	// application, if it failed.
 	Idempotent     bool
 	IdempotenceErr error
 }

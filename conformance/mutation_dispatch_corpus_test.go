@@ -1,0 +1,883 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apiserver/pkg/admission"
+	"k8s.io/apiserver/pkg/authentication/user"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
+	"github.com/gatehouse-dev/gatehouse/mutation"
+)
+
+// A world of the mutating dispatch corpus: policies and bindings in order,
+// namespaces and ConfigMap params, and requests run through both
+// dispatchers. Each request runs a first pass, and when kube-apiserver asks
+// for it, the reinvocation (after between, if set, changed the object as a
+// webhook would).
+type mdWorld struct {
+	name     string
+	policies string // YAML documents: MutatingAdmissionPolicy, Binding
+	objects  string // YAML documents: Namespace, ConfigMap
+	requests []mdRequest
+}
+
+type mdRequest struct {
+	name      string
+	operation admission.Operation
+	resource  string // plural, in the object's group and version
+	object    string // YAML
+	oldObject string
+	between   func(obj map[string]any)
+}
+
+var mdWorlds = []mdWorld{{
+	name: "labels and annotations",
+	policies: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: add-label}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE, UPDATE], resources: [pods, configmaps]}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"team": "a"}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: add-label-binding}
+spec: {policyName: add-label}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: annotate}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: ["", apps], apiVersions: [v1], operations: ["*"], resources: ["*"]}
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  variables:
+  - {name: who, expression: 'request.userInfo.username'}
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: |
+        has(object.metadata.annotations) ?
+          [JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey("example.com/by"), value: variables.who}] :
+          [JSONPatch{op: "add", path: "/metadata/annotations", value: {"example.com/by": variables.who}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: annotate-binding}
+spec:
+  policyName: annotate
+  matchResources:
+    namespaceSelector: {matchLabels: {annotate: "yes"}}
+    objectSelector: {}
+`,
+	objects: `
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns, labels: {annotate: "yes"}}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: quiet}
+`,
+	requests: []mdRequest{
+		{name: "pod create", operation: admission.Create, resource: "pods", object: mdPod("ns", nil)},
+		{name: "pod in a namespace without the label", operation: admission.Create, resource: "pods", object: mdPod("quiet", nil)},
+		{name: "pod update", operation: admission.Update, resource: "pods", object: mdPod("ns", map[string]string{"team": "b"}), oldObject: mdPod("ns", nil)},
+		{name: "delete is not handled", operation: admission.Delete, resource: "pods", oldObject: mdPod("ns", nil)},
+		{name: "configmap", operation: admission.Create, resource: "configmaps", object: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns, annotations: {x: y}}\ndata: {a: b}\n"},
+		{name: "deployment", operation: admission.Create, resource: "deployments", object: mdDeployment("ns", "3")},
+		{name: "a webhook changes the object between the passes", operation: admission.Create, resource: "pods", object: mdPod("ns", nil),
+			between: func(obj map[string]any) { unstructured.SetNestedField(obj, "x", "metadata", "annotations", "example.com/by") }},
+		{name: "pod in a namespace that does not exist", operation: admission.Create, resource: "pods", object: mdPod("missing", nil)},
+	},
+}, {
+	name: "sidecars",
+	policies: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: sidecar-ac}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+    objectSelector: {matchLabels: {inject: ac}}
+  matchConditions:
+  - name: does-not-already-have-sidecar
+    expression: '!has(object.spec.initContainers) || !object.spec.initContainers.exists(ic, ic.name == "mesh-proxy")'
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{initContainers: [Object.spec.initContainers{name: "mesh-proxy", image: "mesh/proxy:v1.0.0", restartPolicy: "Always"}]}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: sidecar-ac}
+spec: {policyName: sidecar-ac}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: sidecar-args}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+    objectSelector: {matchLabels: {inject: args}}
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: >
+        Object{spec: Object.spec{initContainers: [Object.spec.initContainers{name: "mesh-proxy", image: "mesh/proxy:v1.0.0", args: ["proxy", "sidecar"], restartPolicy: "Always"}]}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: sidecar-args}
+spec: {policyName: sidecar-args}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: sidecar-jsonpatch}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+    objectSelector: {matchExpressions: [{key: inject, operator: In, values: [jsonpatch, jsonpatch-ignore]}]}
+  matchConditions:
+  - name: does-not-already-have-sidecar
+    expression: '!has(object.spec.initContainers) || !object.spec.initContainers.exists(ic, ic.name == "mesh-proxy")'
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: >
+        [JSONPatch{op: "add", path: "/spec/initContainers/-", value: Object.spec.initContainers{name: "mesh-proxy", image: "mesh-proxy/v1.0.0", restartPolicy: "Always"}}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: sidecar-jsonpatch}
+spec: {policyName: sidecar-jsonpatch}
+`,
+	objects: "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n",
+	requests: []mdRequest{
+		{name: "applyConfiguration sidecar", operation: admission.Create, resource: "pods", object: mdPod("ns", map[string]string{"inject": "ac"})},
+		{name: "applyConfiguration sidecar, already there", operation: admission.Create, resource: "pods", object: mdPodWithInit("ns", map[string]string{"inject": "ac"})},
+		{name: "atomic args are refused", operation: admission.Create, resource: "pods", object: mdPod("ns", map[string]string{"inject": "args"})},
+		{name: "jsonPatch sidecar without initContainers", operation: admission.Create, resource: "pods", object: mdPod("ns", map[string]string{"inject": "jsonpatch"})},
+		{name: "jsonPatch sidecar with initContainers", operation: admission.Create, resource: "pods", object: mdPodWithInit("ns", map[string]string{"inject": "jsonpatch"})},
+	},
+}, {
+	name: "params",
+	policies: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: default-pod-security-configurable}
+spec:
+  reinvocationPolicy: IfNeeded
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [namespaces]}
+  matchConditions:
+  - name: exclude-system-namespaces
+    expression: "!object.metadata.name.startsWith('kube-')"
+  - name: no-existing-pod-security-label
+    expression: "!has(object.metadata.labels) || !('pod-security.kubernetes.io/enforce' in object.metadata.labels)"
+  failurePolicy: Fail
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'pod-security.kubernetes.io/enforce': params.data.default}}}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: pss}
+spec:
+  policyName: default-pod-security-configurable
+  paramRef: {name: pss-defaults, namespace: kube-system, parameterNotFoundAction: Deny}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: change-deployment-replicas}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{spec: Object.spec{replicas: int(params.data.replicas)}}'
+  - patchType: JSONPatch
+    jsonPatch:
+      expression: '[JSONPatch{op: "add", path: "/metadata/labels", value: {"param": params.metadata.name}}]'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: by-selector}
+spec:
+  policyName: change-deployment-replicas
+  paramRef: {selector: {matchLabels: {replicas: "yes"}}, parameterNotFoundAction: Deny}
+  matchResources:
+    namespaceSelector: {}
+    objectSelector: {matchLabels: {by: selector}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: by-name-allow}
+spec:
+  policyName: change-deployment-replicas
+  paramRef: {name: nothing, parameterNotFoundAction: Allow}
+  matchResources:
+    namespaceSelector: {}
+    objectSelector: {matchLabels: {by: allow}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: by-name-deny}
+spec:
+  policyName: change-deployment-replicas
+  paramRef: {name: nothing, parameterNotFoundAction: Deny}
+  matchResources:
+    namespaceSelector: {}
+    objectSelector: {matchLabels: {by: deny}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: no-param-ref}
+spec:
+  policyName: change-deployment-replicas
+  matchResources:
+    namespaceSelector: {}
+    objectSelector: {matchLabels: {by: none}}
+`,
+	objects: `
+apiVersion: v1
+kind: Namespace
+metadata: {name: ns}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: kube-system}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: pss-defaults, namespace: kube-system}
+data: {default: baseline}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: a, namespace: ns, labels: {replicas: "yes"}}
+data: {replicas: "2"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: b, namespace: ns, labels: {replicas: "yes"}}
+data: {replicas: "5"}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: c, namespace: ns, labels: {replicas: "no"}}
+data: {replicas: "7"}
+`,
+	requests: []mdRequest{
+		{name: "namespace gets the param's default", operation: admission.Create, resource: "namespaces", object: "apiVersion: v1\nkind: Namespace\nmetadata: {name: team}\n"},
+		{name: "system namespace excluded", operation: admission.Create, resource: "namespaces", object: "apiVersion: v1\nkind: Namespace\nmetadata: {name: kube-x}\n"},
+		{name: "namespace already labelled", operation: admission.Create, resource: "namespaces", object: "apiVersion: v1\nkind: Namespace\nmetadata: {name: t2, labels: {pod-security.kubernetes.io/enforce: restricted}}\n"},
+		{name: "params by selector", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "by", "selector")},
+		{name: "param not found, Allow", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "by", "allow")},
+		{name: "param not found, Deny", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "by", "deny")},
+		{name: "no paramRef: params is null", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "by", "none")},
+	},
+}, {
+	name: "errors and failure policies",
+	policies: `
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: type-error}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: type}}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: 'Object{spec: Object.spec{replicas: "three"}}'}
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: 'Object{metadata: Object.metadata{labels: {"after": "error"}}}'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: type-error}
+spec: {policyName: type-error}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: ignored}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: ignored}}
+  failurePolicy: Ignore
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: 'Object{spec: Object.spec{replicas: object.spec.missing}}'}
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: 'Object{metadata: Object.metadata{labels: {"after": "error"}}}'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: ignored}
+spec: {policyName: ignored}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: compile-error}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: compile}}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: '"not an object"'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: compile-error}
+spec: {policyName: compile-error}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: strict-decode}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: decode}}
+  failurePolicy: Ignore
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch: {expression: '[JSONPatch{op: "add", path: "/spec/bogus", value: 1}]'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: strict-decode}
+spec: {policyName: strict-decode}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: unknown-param-kind}
+spec:
+  paramKind: {apiVersion: example.com/v1, kind: Missing}
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: paramkind}}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: 'Object{}'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: unknown-param-kind}
+spec: {policyName: unknown-param-kind}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: condition-error}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: condition}}
+  matchConditions:
+  - {name: boom, expression: 'object.spec.missing == 1'}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: 'Object{}'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: condition-error}
+spec: {policyName: condition-error}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: jsonpatch-errors}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}
+    objectSelector: {matchLabels: {case: jsonpatch}}
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch: {expression: '[JSONPatch{op: "remove", path: "/metadata/annotations/x"}]'}
+  - patchType: JSONPatch
+    jsonPatch: {expression: '[JSONPatch{op: "add", path: "/metadata/labels/t", value: "1"}, JSONPatch{op: "test", path: "/spec/replicas", value: 99}]'}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: jsonpatch-errors}
+spec: {policyName: jsonpatch-errors}
+`,
+	objects: "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns}\n",
+	requests: []mdRequest{
+		{name: "type error: Invalid, the next mutation still runs", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "type")},
+		{name: "Ignore", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "ignored")},
+		{name: "compile error", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "compile")},
+		{name: "strict decode: 500 whatever the failure policy", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "decode")},
+		{name: "unknown paramKind", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "paramkind")},
+		{name: "match condition error", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "condition")},
+		{name: "json patch errors and a failed test", operation: admission.Create, resource: "deployments", object: mdDeploymentLabelled("ns", "case", "jsonpatch")},
+	},
+}, {
+	name: "reinvocation",
+	policies: mdCounter("p1", "IfNeeded") + "---\n" + mdCounter("p2", "Never") + "---\n" + mdCounter("p3", "IfNeeded") + `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: namespace-object}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  failurePolicy: Fail
+  reinvocationPolicy: IfNeeded
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{labels: {"ns-env": namespaceObject.metadata.labels.env}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: namespace-object}
+spec: {policyName: namespace-object}
+`,
+	objects: "apiVersion: v1\nkind: Namespace\nmetadata: {name: ns, labels: {env: prod}}\n",
+	requests: []mdRequest{
+		{name: "0→3→5", operation: admission.Create, resource: "pods", object: mdPod("ns", nil)},
+		{name: "a webhook resets the counter", operation: admission.Create, resource: "pods", object: mdPod("ns", nil),
+			between: func(obj map[string]any) { unstructured.SetNestedField(obj, "0", "metadata", "annotations", "n") }},
+		{name: "namespaceObject", operation: admission.Create, resource: "configmaps", object: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns}\n"},
+	},
+}}
+
+func mdCounter(name, reinvocation string) string {
+	return fmt.Sprintf(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: %[1]s}
+spec:
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  failurePolicy: Fail
+  reinvocationPolicy: %[2]s
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: 'Object{metadata: Object.metadata{annotations: {"n": string(int(object.metadata.?annotations.n.orValue("0")) + 1)}}}'
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: %[1]s-binding}
+spec: {policyName: %[1]s}
+`, name, reinvocation)
+}
+
+func mdLabels(labels map[string]string) string {
+	if len(labels) == 0 {
+		return ""
+	}
+	var parts []string
+	for k, v := range labels {
+		parts = append(parts, fmt.Sprintf("%q: %q", k, v))
+	}
+	return ", labels: {" + strings.Join(parts, ", ") + "}"
+}
+
+func mdPod(namespace string, labels map[string]string) string {
+	return fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: %s%s}\nspec:\n  containers:\n  - {name: app, image: app:1}\n", namespace, mdLabels(labels))
+}
+
+func mdPodWithInit(namespace string, labels map[string]string) string {
+	return mdPod(namespace, labels) + "  initContainers:\n  - {name: init, image: init:1}\n"
+}
+
+func mdDeployment(namespace, replicas string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d, namespace: %s}
+spec:
+  replicas: %s
+  selector: {matchLabels: {app: d}}
+  template:
+    metadata: {labels: {app: d}}
+    spec:
+      containers: [{name: app, image: app:1}]
+`, namespace, replicas)
+}
+
+func mdDeploymentLabelled(namespace, key, value string) string {
+	return strings.Replace(mdDeployment(namespace, "1"), "metadata: {name: d, namespace: "+namespace+"}",
+		fmt.Sprintf("metadata: {name: d, namespace: %s, labels: {%s: %s}}", namespace, key, value), 1)
+}
+
+// mdDecode splits YAML documents into typed objects of client-go's scheme.
+func mdDecode(t testing.TB, docs string) []runtime.Object {
+	t.Helper()
+	var out []runtime.Object
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		if strings.TrimSpace(doc) == "" {
+			continue
+		}
+		out = append(out, mdTyped(t, doc))
+	}
+	return out
+}
+
+func mdTyped(t testing.TB, doc string) runtime.Object {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
+		t.Fatalf("%v\n%s", err, doc)
+	}
+	return obj
+}
+
+// mdUnstructured is a typed object as kube-apiserver's CEL sees it.
+func mdUnstructured(t testing.TB, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// mdNormalize types an unstructured object with the scheme and back, as the
+// typed object kube-apiserver admits would be.
+func mdNormalize(t testing.TB, gvk schema.GroupVersionKind, u *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	if u == nil {
+		return nil
+	}
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		t.Fatal(err)
+	}
+	return mdUnstructured(t, obj).Object
+}
+
+type mdSetup struct {
+	policies []*admissionregistrationv1.MutatingAdmissionPolicy
+	bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	objects  []runtime.Object
+	ours     *mutation.Dispatcher
+	kube     *kubeMAP
+}
+
+func newMDSetup(t testing.TB, w *mdWorld) *mdSetup {
+	t.Helper()
+	s := &mdSetup{}
+	for _, o := range mdDecode(t, w.policies) {
+		switch o := o.(type) {
+		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			s.policies = append(s.policies, o)
+		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			s.bindings = append(s.bindings, o)
+		default:
+			t.Fatalf("unexpected %T", o)
+		}
+	}
+	s.objects = mdDecode(t, w.objects)
+	s.kube = newKubeMAP(t, s.policies, s.bindings, s.objects...)
+	var params []runtime.Object
+	namespaces := map[string]*corev1.Namespace{}
+	for _, o := range s.objects {
+		switch o := o.(type) {
+		case *corev1.Namespace:
+			namespaces[o.Name] = o
+		case *corev1.ConfigMap:
+			// The informer's objects carry no apiVersion and kind; the
+			// param source is keyed by kind.
+			u := mdUnstructured(t, o)
+			u.SetAPIVersion("v1")
+			u.SetKind("ConfigMap")
+			params = append(params, u)
+		}
+	}
+	d, err := mutation.NewDispatcher(s.policies, s.bindings, mutation.Options{
+		Params: mutation.NewParamObjects(nil, params...),
+		Namespaces: mutation.NamespaceLookupFunc(func(_ context.Context, name string) (*corev1.Namespace, error) {
+			if ns, ok := namespaces[name]; ok {
+				return ns, nil
+			}
+			return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
+		}),
+		Authorizer: gatehouseAllowAll{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.ours = d
+	return s
+}
+
+// mdOutcome is what is compared after a pass.
+type mdOutcome struct {
+	object         map[string]any
+	err            error
+	shouldReinvoke bool
+}
+
+func TestMutationDispatchMatchesKubeAPIServer(t *testing.T) {
+	for wi := range mdWorlds {
+		w := &mdWorlds[wi]
+		t.Run(w.name, func(t *testing.T) {
+			s := newMDSetup(t, w)
+			for _, r := range w.requests {
+				t.Run(r.name, func(t *testing.T) {
+					mdCompare(t, s, &r)
+				})
+			}
+		})
+	}
+}
+
+func mdCompare(t *testing.T, s *mdSetup, r *mdRequest) {
+	ctx := context.Background()
+	var obj, old runtime.Object
+	if r.object != "" {
+		obj = mdTyped(t, r.object)
+	}
+	if r.oldObject != "" {
+		old = mdTyped(t, r.oldObject)
+	}
+	some := obj
+	if some == nil {
+		some = old
+	}
+	gvk := some.GetObjectKind().GroupVersionKind()
+	gvr := gvk.GroupVersion().WithResource(r.resource)
+	accessor := some.(metav1.Object)
+	name, namespace := accessor.GetName(), accessor.GetNamespace()
+	if gvk.Kind == "Namespace" {
+		namespace = name
+	}
+	alice := &user.DefaultInfo{Name: "alice", UID: "u1", Groups: []string{"devs"}}
+
+	// kube-apiserver: typed objects, as its admission chain has them.
+	var kubeObj runtime.Object
+	if obj != nil {
+		kubeObj = obj.DeepCopyObject()
+	}
+	attrs := admission.NewAttributesRecord(kubeObj, old, gvk, namespace, name, gvr, "", r.operation, nil, false, alice)
+	kubePass := func() mdOutcome {
+		err := s.kube.admit(ctx, attrs)
+		return mdOutcome{object: mdNormalizeNil(t, gvk, attrs.GetObject()), err: err, shouldReinvoke: attrs.GetReinvocationContext().ShouldReinvoke()}
+	}
+
+	// gatehouse: the same objects, unstructured.
+	rc := &mutation.ReinvocationContext{}
+	req := &mutation.Request{
+		Operation: admissionv1.Operation(r.operation), Kind: gvk, Resource: gvr, Name: name, Namespace: namespace,
+		UserInfo:     authenticationv1.UserInfo{Username: "alice", UID: "u1", Groups: []string{"devs"}},
+		Object:       mdUnstructured(t, obj),
+		OldObject:    mdUnstructured(t, old),
+		Reinvocation: rc,
+	}
+	var trace *mutation.Trace
+	ourPass := func() mdOutcome {
+		res, tr, err := s.ours.Explain(ctx, req)
+		trace = tr
+		out := mdOutcome{err: err, shouldReinvoke: rc.ShouldReinvoke()}
+		if res.Object != nil {
+			out.object = mdNormalize(t, gvk, res.Object)
+		}
+		return out
+	}
+
+	for pass := 1; pass <= 2; pass++ {
+		want, got := kubePass(), ourPass()
+		mdSame(t, fmt.Sprintf("pass %d", pass), got, want)
+		if t.Failed() {
+			t.Logf("trace:\n%s", trace)
+		}
+		if !want.shouldReinvoke || want.err != nil || pass == 2 {
+			return
+		}
+		// The reinvocation, after a webhook's change.
+		attrs.GetReinvocationContext().SetIsReinvoke()
+		rc.SetIsReinvoke()
+		next := mdUnstructured(t, attrs.GetObject())
+		if r.between != nil && next != nil {
+			r.between(next.Object)
+			typed, err := scheme.Scheme.New(gvk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := runtime.DefaultUnstructuredConverter.FromUnstructured(next.Object, typed); err != nil {
+				t.Fatal(err)
+			}
+			attrs = mdWithObject(attrs, typed)
+			next = mdUnstructured(t, typed)
+		}
+		req.Object = next
+	}
+}
+
+// mdWithObject replaces the admitted object in place, as a webhook's patch
+// does (the attributes record keeps its reinvocation context).
+func mdWithObject(a admission.Attributes, obj runtime.Object) admission.Attributes {
+	if err := scheme.Scheme.Convert(obj, a.GetObject(), nil); err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func mdNormalizeNil(t testing.TB, gvk schema.GroupVersionKind, obj runtime.Object) map[string]any {
+	u := mdUnstructured(t, obj)
+	if u == nil {
+		return nil
+	}
+	return mdNormalize(t, gvk, u)
+}
+
+func mdSame(t *testing.T, what string, got, want mdOutcome) {
+	t.Helper()
+	if !reflect.DeepEqual(got.object, want.object) {
+		gy, _ := yaml.Marshal(got.object)
+		wy, _ := yaml.Marshal(want.object)
+		t.Errorf("%s: object:\ngatehouse:\n%s\nkube-apiserver:\n%s", what, gy, wy)
+	}
+	if got.shouldReinvoke != want.shouldReinvoke {
+		t.Errorf("%s: shouldReinvoke: gatehouse %v, kube-apiserver %v", what, got.shouldReinvoke, want.shouldReinvoke)
+	}
+	if (got.err == nil) != (want.err == nil) {
+		t.Errorf("%s: error: gatehouse %v, kube-apiserver %v", what, got.err, want.err)
+		return
+	}
+	if want.err == nil {
+		return
+	}
+	gs, gok := got.err.(*apierrors.StatusError)
+	ws, wok := want.err.(*apierrors.StatusError)
+	if !gok || !wok {
+		t.Errorf("%s: error types: gatehouse %T, kube-apiserver %T", what, got.err, want.err)
+		return
+	}
+	if !reflect.DeepEqual(gs.ErrStatus, ws.ErrStatus) {
+		t.Errorf("%s: status:\ngatehouse:      %#v\nkube-apiserver: %#v", what, gs.ErrStatus, ws.ErrStatus)
+	}
+}
+
+type gatehouseAllowAll struct{}
+
+func (gatehouseAllowAll) Authorize(context.Context, *matchcond.AuthorizationAttributes) (matchcond.Decision, string, error) {
+	return matchcond.DecisionAllow, "", nil
+}
+
+// TestMutationDispatchIdempotence applies each mutation of the corpus again
+// to its own output (Explain's check, which kube-apiserver does not make)
+// and reports those that are not idempotent: the counters must be, the
+// other policies of the corpus must not.
+func TestMutationDispatchIdempotence(t *testing.T) {
+	ctx := context.Background()
+	notIdempotent := map[string]bool{}
+	for wi := range mdWorlds {
+		w := &mdWorlds[wi]
+		s := newMDSetup(t, w)
+		for _, r := range w.requests {
+			if r.object == "" {
+				continue
+			}
+			obj := mdTyped(t, r.object)
+			gvk := obj.GetObjectKind().GroupVersionKind()
+			m := obj.(metav1.Object)
+			ns := m.GetNamespace()
+			if gvk.Kind == "Namespace" {
+				ns = m.GetName()
+			}
+			req := &mutation.Request{Operation: admissionv1.Operation(r.operation), Kind: gvk, Resource: gvk.GroupVersion().WithResource(r.resource),
+				Name: m.GetName(), Namespace: ns, Object: mdUnstructured(t, obj)}
+			if r.oldObject != "" {
+				req.OldObject = mdUnstructured(t, mdTyped(t, r.oldObject))
+			}
+			_, trace, _ := s.ours.Explain(ctx, req)
+			for _, p := range trace.Policies {
+				for _, b := range p.Bindings {
+					for _, inv := range b.Invocations {
+						for _, mt := range inv.Mutations {
+							if mt.Err == nil && !mt.Idempotent {
+								notIdempotent[p.Policy] = true
+								t.Logf("not idempotent: policy %s mutation %d (%s / %s): %v", p.Policy, mt.Index, w.name, r.name, mt.IdempotenceErr)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	want := map[string]bool{"p1": true, "p2": true, "p3": true}
+	if !reflect.DeepEqual(notIdempotent, want) {
+		t.Errorf("non-idempotent policies: %v, want %v", notIdempotent, want)
+	}
+}
