@@ -2,6 +2,8 @@ package mutation
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -55,11 +57,12 @@ func authzKey(a *matchcond.AuthorizationAttributes) string {
 			field(g)
 		}
 		b.WriteByte(1)
-		for k, vs := range u.Extra { // map order: equal users may miss the cache, never collide
+		for _, k := range slices.Sorted(maps.Keys(u.Extra)) {
 			field(k)
-			for _, v := range vs {
+			for _, v := range u.Extra[k] {
 				field(v)
 			}
+			b.WriteByte(4)
 		}
 	}
 	b.WriteByte(2)
