@@ -113,7 +113,9 @@ metadata: {name: quiet}
 		{name: "configmap", operation: admission.Create, resource: "configmaps", object: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns, annotations: {x: y}}\ndata: {a: b}\n"},
 		{name: "deployment", operation: admission.Create, resource: "deployments", object: mdDeployment("ns", "3")},
 		{name: "a webhook changes the object between the passes", operation: admission.Create, resource: "pods", object: mdPod("ns", nil),
-			between: func(obj map[string]any) { unstructured.SetNestedField(obj, "x", "metadata", "annotations", "example.com/by") }},
+			between: func(obj map[string]any) {
+				unstructured.SetNestedField(obj, "x", "metadata", "annotations", "example.com/by")
+			}},
 		{name: "pod in a namespace that does not exist", operation: admission.Create, resource: "pods", object: mdPod("missing", nil)},
 	},
 }, {
@@ -582,18 +584,29 @@ func mdDecode(t testing.TB, docs string) []runtime.Object {
 
 func mdTyped(t testing.TB, doc string) runtime.Object {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
-		t.Fatalf("%v\n%s", err, doc)
-	}
-	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+	obj, err := mdTypedErr(doc)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
 		t.Fatalf("%v\n%s", err, doc)
 	}
 	return obj
+}
+
+func mdTypedErr(doc string) (runtime.Object, error) {
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+		return nil, err
+	}
+	if u.GroupVersionKind().Group == "admissionregistration.k8s.io" {
+		u.SetAPIVersion("admissionregistration.k8s.io/v1") // every version has v1's fields
+	}
+	obj, err := scheme.Scheme.New(u.GroupVersionKind())
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructuredWithValidation(u.Object, obj, true); err != nil {
+		return nil, err
+	}
+	return obj, nil
 }
 
 // mdUnstructured is a typed object as kube-apiserver's CEL sees it.
@@ -640,8 +653,12 @@ func newMDSetup(t testing.TB, w *mdWorld) *mdSetup {
 	for _, o := range mdDecode(t, w.policies) {
 		switch o := o.(type) {
 		case *admissionregistrationv1.MutatingAdmissionPolicy:
+			mdDefaultPolicy(o)
 			s.policies = append(s.policies, o)
 		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+			if o.Spec.MatchResources != nil {
+				mdDefaultMatchResources(o.Spec.MatchResources)
+			}
 			s.bindings = append(s.bindings, o)
 		default:
 			t.Fatalf("unexpected %T", o)
@@ -664,8 +681,15 @@ func newMDSetup(t testing.TB, w *mdWorld) *mdSetup {
 			params = append(params, u)
 		}
 	}
+	configMaps := mutation.NewParamObjects(nil, params...)
 	d, err := mutation.NewDispatcher(s.policies, s.bindings, mutation.Options{
-		Params: mutation.NewParamObjects(nil, params...),
+		// Only ConfigMaps are served, as in the kube-apiserver harness.
+		Params: mutation.ParamSourceFunc(func(kind schema.GroupVersionKind) (mutation.Params, error) {
+			if kind != corev1.SchemeGroupVersion.WithKind("ConfigMap") {
+				return nil, mutation.ErrParamKindNotKnown
+			}
+			return configMaps.Params(kind)
+		}),
 		Namespaces: mutation.NamespaceLookupFunc(func(_ context.Context, name string) (*corev1.Namespace, error) {
 			if ns, ok := namespaces[name]; ok {
 				return ns, nil
@@ -879,5 +903,40 @@ func TestMutationDispatchIdempotence(t *testing.T) {
 	want := map[string]bool{"p1": true, "p2": true, "p3": true}
 	if !reflect.DeepEqual(notIdempotent, want) {
 		t.Errorf("non-idempotent policies: %v, want %v", notIdempotent, want)
+	}
+}
+
+// mdDefaultPolicy applies what kube-apiserver's defaulting gives a policy
+// it stores (SetDefaults_MutatingAdmissionPolicySpec, _MatchResources,
+// _Rule): failurePolicy Fail, empty selectors, matchPolicy Equivalent,
+// scope "*".
+func mdDefaultPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) {
+	if p.Spec.FailurePolicy == nil {
+		fail := admissionregistrationv1.Fail
+		p.Spec.FailurePolicy = &fail
+	}
+	if p.Spec.MatchConstraints != nil {
+		mdDefaultMatchResources(p.Spec.MatchConstraints)
+	}
+}
+
+func mdDefaultMatchResources(m *admissionregistrationv1.MatchResources) {
+	if m.NamespaceSelector == nil {
+		m.NamespaceSelector = &metav1.LabelSelector{}
+	}
+	if m.ObjectSelector == nil {
+		m.ObjectSelector = &metav1.LabelSelector{}
+	}
+	if m.MatchPolicy == nil {
+		equivalent := admissionregistrationv1.Equivalent
+		m.MatchPolicy = &equivalent
+	}
+	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
+		for i := range rules {
+			if rules[i].Scope == nil {
+				all := admissionregistrationv1.AllScopes
+				rules[i].Scope = &all
+			}
+		}
 	}
 }
