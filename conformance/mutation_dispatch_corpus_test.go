@@ -110,7 +110,7 @@ metadata: {name: quiet}
 		{name: "pod in a namespace without the label", operation: admission.Create, resource: "pods", object: mdPod("quiet", nil)},
 		{name: "pod update", operation: admission.Update, resource: "pods", object: mdPod("ns", map[string]string{"team": "b"}), oldObject: mdPod("ns", nil)},
 		{name: "delete is not handled", operation: admission.Delete, resource: "pods", oldObject: mdPod("ns", nil)},
-		{name: "configmap", operation: admission.Create, resource: "configmaps", object: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns, annotations: {x: y}}\ndata: {a: b}\n"},
+		{name: "configmap", operation: admission.Create, resource: "configmaps", object: "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: ns, annotations: {x: \"1\"}}\ndata: {a: b}\n"},
 		{name: "deployment", operation: admission.Create, resource: "deployments", object: mdDeployment("ns", "3")},
 		{name: "a webhook changes the object between the passes", operation: admission.Create, resource: "pods", object: mdPod("ns", nil),
 			between: func(obj map[string]any) {

@@ -100,12 +100,13 @@ func newKubeMAP(t testing.TB, policies []*admissionregistrationv1.MutatingAdmiss
 	if err != nil {
 		t.Fatal(err)
 	}
+	nsSynced, cmSynced := nsInformer.Informer().HasSynced, cmInformer.Informer().HasSynced // registered before Start
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	factory.Start(ctx.Done())
 	syncCtx, stop := context.WithTimeout(ctx, 10*time.Second)
 	defer stop()
-	if !cache.WaitForCacheSync(syncCtx.Done(), nsInformer.Informer().HasSynced, cmInformer.Informer().HasSynced) {
+	if !cache.WaitForCacheSync(syncCtx.Done(), nsSynced, cmSynced) {
 		t.Fatal("informers did not sync")
 	}
 	matcher := matching.NewMatcher(nsInformer.Lister(), client)
