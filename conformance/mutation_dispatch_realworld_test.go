@@ -1,3 +1,5 @@
+//go:build mutwired
+
 package conformance
 
 import (
