@@ -101,6 +101,9 @@ func (f *fakePolicy) evaluateMutation(_ context.Context, i int, in *evalInput) (
 
 // applyFake merges an applyConfiguration into a copy of the object.
 func applyFake(p patch, object map[string]any, _ schema.GroupVersionKind, _ *Schemas) (map[string]any, error) {
+	if p.jsonPatch != nil {
+		return nil, errors.New("the fake applies no JSON patch")
+	}
 	out := deepCopyJSON(object).(map[string]any)
 	mergeInto(out, p.applyConfiguration)
 	return out, nil
