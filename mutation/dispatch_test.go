@@ -516,3 +516,23 @@ func TestJSONEqual(t *testing.T) {
 		assert.Equal(t, tc.eq, jsonEqual(tc.a, tc.b), "%#v %#v", tc.a, tc.b)
 	}
 }
+
+// TestMixedVersions keeps kube-apiserver's behaviour when policies match a
+// request in two versions: each version's objects are converted before any
+// mutation, and only the last invocation's version is returned, so the
+// mutations made in the other version are lost.
+func TestMixedVersions(t *testing.T) {
+	d := newDispatcher(policies{
+		newPolicy("v1", []string{"label:v1=yes"}),
+		newPolicy("v2", []string{"label:v2=yes"}, withVersions("v2")),
+	}, bindings{newBinding("b1", "v1"), newBinding("b2", "v2")}, Options{
+		Equivalents: equivalentsV2(),
+		Converter:   versionConverter{},
+		Schemas:     podV2Schemas(t),
+	}, compileFake, applyFake)
+	res, trace, err := d.Explain(context.Background(), podRequest(admissionv1.Create, nil))
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"v2": "yes"}, res.Object.GetLabels())
+	assert.Equal(t, "v1", res.Object.GetAPIVersion(), "converted back to the request's version")
+	assert.Equal(t, schema.GroupVersionKind{Version: "v2", Kind: "Pod"}, trace.Policies[1].Kind)
+}
