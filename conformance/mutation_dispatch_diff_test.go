@@ -14,6 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -36,21 +37,7 @@ type mdSetup struct {
 func newMDSetup(t testing.TB, w *mdWorld) *mdSetup {
 	t.Helper()
 	s := &mdSetup{}
-	for _, o := range mdDecode(t, w.policies) {
-		switch o := o.(type) {
-		case *admissionregistrationv1.MutatingAdmissionPolicy:
-			mdDefaultPolicy(o)
-			s.policies = append(s.policies, o)
-		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-			if o.Spec.MatchResources != nil {
-				mdDefaultMatchResources(o.Spec.MatchResources)
-			}
-			s.bindings = append(s.bindings, o)
-		default:
-			t.Fatalf("unexpected %T", o)
-		}
-	}
-	s.objects = mdDecode(t, w.objects)
+	s.policies, s.bindings, s.objects = mdLoad(t, w)
 	s.kube = newKubeMAP(t, s.policies, s.bindings, s.objects...)
 	var params []runtime.Object
 	namespaces := map[string]*corev1.Namespace{}
@@ -282,4 +269,42 @@ func TestMutationDispatchIdempotence(t *testing.T) {
 	if !reflect.DeepEqual(notIdempotent, want) {
 		t.Errorf("non-idempotent policies: %v, want %v", notIdempotent, want)
 	}
+}
+
+// mdUnstructured is a typed object as kube-apiserver's CEL sees it.
+func mdUnstructured(t testing.TB, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	if obj == nil || reflect.ValueOf(obj).IsNil() {
+		return nil
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &unstructured.Unstructured{Object: m}
+}
+
+// mdNormalize types an unstructured object with the scheme and back, as the
+// typed object kube-apiserver admits would be.
+func mdNormalize(t testing.TB, gvk schema.GroupVersionKind, u *unstructured.Unstructured) map[string]any {
+	t.Helper()
+	if u == nil {
+		return nil
+	}
+	obj, err := scheme.Scheme.New(gvk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
+		t.Fatal(err)
+	}
+	return mdUnstructured(t, obj).Object
+}
+
+func mdNormalizeNil(t testing.TB, gvk schema.GroupVersionKind, obj runtime.Object) map[string]any {
+	u := mdUnstructured(t, obj)
+	if u == nil {
+		return nil
+	}
+	return mdNormalize(t, gvk, u)
 }
