@@ -308,3 +308,14 @@ func mdNormalizeNil(t testing.TB, gvk schema.GroupVersionKind, obj runtime.Objec
 	}
 	return mdNormalize(t, gvk, u)
 }
+
+func TestMutationDispatchRealWorldMatchesKubeAPIServer(t *testing.T) {
+	for _, w := range mdRealworldWorlds(t) {
+		t.Run(w.name, func(t *testing.T) {
+			s := newMDSetup(t, &w)
+			for _, r := range w.requests {
+				t.Run(r.name, func(t *testing.T) { mdCompare(t, s, &r) })
+			}
+		})
+	}
+}
