@@ -231,6 +231,9 @@ type versioned struct {
 	object, oldObject map[string]any
 	dirty             bool
 	request           *admissionv1.AdmissionRequest
+	// schemaChecked and noSchema: whether the kind has a schema, looked up
+	// once per request.
+	schemaChecked, noSchema bool
 }
 
 // state is one request's admission.
@@ -581,7 +584,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 			}
 			in.object = v.object
 			start := s.d.clock.Now()
-			out, err := s.mutate(ctx, cp, i, in, v.kind)
+			out, err := s.mutate(ctx, cp, i, in, v)
 			observeMutation(s.d.o.Metrics, cp.name, inv.binding.name, errorType(err), s.d.clock.Since(start).Seconds())
 			if inv.trace != nil {
 				inv.trace.Mutations = append(inv.trace.Mutations, s.explainMutation(ctx, cp, i, in, v, out, err))
@@ -629,8 +632,13 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 // mutate evaluates mutation i and applies its patch to in.object, then runs
 // the defaulter: kube-apiserver's dispatchOne. A kind without a schema fails
 // first, with kube-apiserver's 503, even for JSONPatch mutations.
-func (s *state) mutate(ctx context.Context, cp *compiledPolicy, i int, in *evalInput, kind schema.GroupVersionKind) (map[string]any, error) {
-	if _, err := s.d.schemas.Lookup(kind); err != nil {
+func (s *state) mutate(ctx context.Context, cp *compiledPolicy, i int, in *evalInput, v *versioned) (map[string]any, error) {
+	kind := v.kind
+	if !v.schemaChecked {
+		_, err := s.d.schemas.Lookup(kind)
+		v.schemaChecked, v.noSchema = true, err != nil
+	}
+	if v.noSchema {
 		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("Resource kind %s not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.", kind))
 	}
 	p, err := cp.eval.evaluateMutation(ctx, i, in)
@@ -665,7 +673,7 @@ func (s *state) explainMutation(ctx context.Context, cp *compiledPolicy, i int, 
 		return mt
 	}
 	again.namespace = in.namespace
-	twice, err := s.mutate(ctx, cp, i, &again, v.kind)
+	twice, err := s.mutate(ctx, cp, i, &again, v)
 	mt.IdempotenceErr = err
 	mt.Idempotent = err == nil && jsonEqual(out, twice)
 	return mt
