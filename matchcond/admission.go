@@ -323,7 +323,7 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 			byName[v.Name] = len(m.variables)
 			m.variables = append(m.variables, cv)
 		}
-		m.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, typeTraitsOfVariables)
+		m.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, admissioncel.VariablesTraits)
 		m.variableIndex = byName
 		for _, v := range m.variables {
 			m.variableNames = append(m.variableNames, v.name)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -71,8 +70,6 @@ type AdmissionMatcher struct {
 	clock                clock.PassiveClock
 	name, kind, stepType string
 }
-
-const typeTraitsOfVariables = traits.IndexerType | traits.FieldTesterType | traits.IterableType
 
 func (m *AdmissionMatcher) instrument(o AdmissionOptions) {
 	m.sink, m.clock, m.name, m.stepType = o.Metrics, o.Clock, o.Name, o.Type

@@ -10,6 +10,9 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 )
 
+// VariablesTraits are the traits of the kubernetes.variables type.
+const VariablesTraits = traits.IndexerType | traits.FieldTesterType | traits.IterableType
+
 // Variables is the value of `variables` during one evaluation: each
 // variable is computed on first access and kept for the rest of the
 // evaluation, as kube-apiserver's lazy map does (including its quirks:
