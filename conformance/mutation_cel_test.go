@@ -30,6 +30,7 @@ import (
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/mutating/patch"
 	"k8s.io/apiserver/pkg/admission/plugin/policy/validating"
+	"k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/cel/environment"
@@ -61,7 +62,13 @@ type mutationCELCase struct {
 
 // kubeMutationOutcome evaluates a case with kube-apiserver's compiler and
 // evaluator, and builds the patch as its patchers do before applying it.
-func kubeMutationOutcome(t *testing.T, c mutationCELCase) (applyConfiguration map[string]any, jsonPatch []byte, err error) {
+func kubeMutationOutcome(t testing.TB, c mutationCELCase) (applyConfiguration map[string]any, jsonPatch []byte, err error) {
+	return kubeMutationEvaluator(t, c)()
+}
+
+// kubeMutationEvaluator compiles a case with kube-apiserver's composited
+// compiler and returns its evaluation.
+func kubeMutationEvaluator(t testing.TB, c mutationCELCase) func() (map[string]any, []byte, error) {
 	t.Helper()
 	compiler, cerr := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
 	require.NoError(t, cerr)
@@ -80,7 +87,7 @@ func kubeMutationOutcome(t *testing.T, c mutationCELCase) (applyConfiguration ma
 	}
 	evaluator := compiler.CompileMutatingEvaluator(accessor, opts, environment.StoredExpressions)
 	if errs := evaluator.CompilationErrors(); len(errs) > 0 {
-		return nil, nil, errors.Join(errs...)
+		return func() (map[string]any, []byte, error) { return nil, nil, errors.Join(errs...) }
 	}
 	obj := &unstructured.Unstructured{Object: c.object}
 	gvk := obj.GroupVersionKind()
@@ -102,29 +109,67 @@ func kubeMutationOutcome(t *testing.T, c mutationCELCase) (applyConfiguration ma
 	if c.params != nil {
 		bindings.VersionedParams = &unstructured.Unstructured{Object: c.params}
 	}
-	result, _, err := evaluator.ForInput(compiler.CreateContext(context.Background()), versioned, request, bindings, c.namespace, celconfig.RuntimeCELCostBudget)
-	if err != nil {
-		return nil, nil, err
+	return func() (map[string]any, []byte, error) {
+		result, _, err := evaluator.ForInput(compiler.CreateContext(context.Background()), versioned, request, bindings, c.namespace, celconfig.RuntimeCELCostBudget)
+		if err != nil {
+			return nil, nil, err
+		}
+		if result.Error != nil {
+			return nil, nil, result.Error
+		}
+		if c.patchType == admissionregistrationv1.PatchTypeJSONPatch {
+			b, err := kubeJSONPatch(result.EvalResult)
+			return nil, b, err
+		}
+		objVal, ok := result.EvalResult.(*dynamic.ObjectVal)
+		if !ok {
+			return nil, nil, fmt.Errorf("unsupported return type from ApplyConfiguration expression: %v", result.EvalResult.Type())
+		}
+		if err := objVal.CheckTypeNamesMatchFieldPathNames(); err != nil {
+			return nil, nil, fmt.Errorf("type mismatch: %w", err)
+		}
+		value, ok := objVal.Value().(map[string]any)
+		if !ok {
+			return nil, nil, fmt.Errorf("invalid return type: %T", result.EvalResult)
+		}
+		return value, nil, nil
 	}
-	if result.Error != nil {
-		return nil, nil, result.Error
+}
+
+// kubeCompileSidecar compiles a policy as kube-apiserver's compilePolicy
+// does (it is not exported): a composited compiler on the base environment,
+// the variables, the match conditions into a matcher, each mutation.
+func kubeCompileSidecar(t testing.TB, pol *admissionregistrationv1.MutatingAdmissionPolicy) []error {
+	compiler, err := plugincel.NewCompositedCompiler(environment.MustBaseEnvSet(environment.DefaultCompatibilityVersion()))
+	require.NoError(t, err)
+	opts := plugincel.OptionalVariableDeclarations{HasParams: pol.Spec.ParamKind != nil, HasAuthorizer: true}
+	var vars []plugincel.NamedExpressionAccessor
+	for _, v := range pol.Spec.Variables {
+		vars = append(vars, &validating.Variable{Name: v.Name, Expression: v.Expression})
 	}
-	if c.patchType == admissionregistrationv1.PatchTypeJSONPatch {
-		b, err := kubeJSONPatch(result.EvalResult)
-		return nil, b, err
+	compiler.CompileAndStoreVariables(vars, opts, environment.StoredExpressions)
+	var errs []error
+	if len(pol.Spec.MatchConditions) > 0 {
+		accessors := make([]plugincel.ExpressionAccessor, len(pol.Spec.MatchConditions))
+		for i := range pol.Spec.MatchConditions {
+			accessors[i] = (*matchconditions.MatchCondition)(&pol.Spec.MatchConditions[i])
+		}
+		cond := compiler.CompileCondition(accessors, opts, environment.StoredExpressions)
+		_ = matchconditions.NewMatcher(cond, pol.Spec.FailurePolicy, "policy", "validate", pol.Name)
+		errs = append(errs, cond.CompilationErrors()...)
 	}
-	objVal, ok := result.EvalResult.(*dynamic.ObjectVal)
-	if !ok {
-		return nil, nil, fmt.Errorf("unsupported return type from ApplyConfiguration expression: %v", result.EvalResult.Type())
+	opts.HasPatchTypes = true
+	for _, m := range pol.Spec.Mutations {
+		if m.ApplyConfiguration != nil {
+			ev := compiler.CompileMutatingEvaluator(&patch.ApplyConfigurationCondition{Expression: m.ApplyConfiguration.Expression}, opts, environment.StoredExpressions)
+			errs = append(errs, ev.CompilationErrors()...)
+		}
+		if m.JSONPatch != nil {
+			ev := compiler.CompileMutatingEvaluator(&patch.JSONPatchCondition{Expression: m.JSONPatch.Expression}, opts, environment.StoredExpressions)
+			errs = append(errs, ev.CompilationErrors()...)
+		}
 	}
-	if err := objVal.CheckTypeNamesMatchFieldPathNames(); err != nil {
-		return nil, nil, fmt.Errorf("type mismatch: %w", err)
-	}
-	value, ok := objVal.Value().(map[string]any)
-	if !ok {
-		return nil, nil, fmt.Errorf("invalid return type: %T", result.EvalResult)
-	}
-	return value, nil, nil
+	return errs
 }
 
 // oldOrNil keeps a nil old object a nil interface.
@@ -180,7 +225,14 @@ func kubeJSONPatch(val any) ([]byte, error) {
 }
 
 // gatehouseMutationOutcome evaluates a case with gatehouse.
-func gatehouseMutationOutcome(t *testing.T, compiler *mutationcel.Compiler, c mutationCELCase) (map[string]any, []byte, error) {
+func gatehouseMutationOutcome(t testing.TB, compiler *mutationcel.Compiler, c mutationCELCase) (map[string]any, []byte, error) {
+	out, err := gatehouseMutationEvaluator(t, compiler, c)(context.Background())
+	return out.ApplyConfiguration, out.JSONPatch, err
+}
+
+// gatehouseMutationEvaluator compiles a case with gatehouse and returns its
+// evaluation.
+func gatehouseMutationEvaluator(t testing.TB, compiler *mutationcel.Compiler, c mutationCELCase) func(context.Context) (mutationcel.Patch, error) {
 	t.Helper()
 	pol := &admissionregistrationv1.MutatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
 	pol.Spec.Variables = c.variables
@@ -216,8 +268,7 @@ func gatehouseMutationOutcome(t *testing.T, compiler *mutationcel.Compiler, c mu
 		Params:    c.params,
 		Namespace: c.namespace,
 	}
-	out, err := p.EvaluateMutation(context.Background(), 0, in)
-	return out.ApplyConfiguration, out.JSONPatch, err
+	return func(ctx context.Context) (mutationcel.Patch, error) { return p.EvaluateMutation(ctx, 0, in) }
 }
 
 func authenticationUser(name string, groups ...string) authenticationv1.UserInfo {

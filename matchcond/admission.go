@@ -37,6 +37,16 @@ type AdmissionCompiler struct {
 	bases *environments[icel.Libraries, *admissionEnv]
 	// validation holds the environments of Validate, built when first used.
 	validation *environments[validationEnvKey, *admissionEnv]
+	// policies holds the environments of policies without variables, by
+	// libraries and params, built when first used: such policies share
+	// them rather than each extending its own.
+	policies *environments[policyEnvKey, *admissionEnv]
+}
+
+// policyEnvKey names the environment of policies without variables.
+type policyEnvKey struct {
+	libs      icel.Libraries
+	hasParams bool
 }
 
 // validationEnvKey names an environment of Validate.
@@ -68,6 +78,13 @@ func NewAdmissionCompiler() (*AdmissionCompiler, error) {
 		return env, nil
 	})
 	c.validation = newEnvironments(c.newValidationEnv)
+	c.policies = newEnvironments(func(key policyEnvKey) (*admissionEnv, error) {
+		base, err := c.bases.get(key.libs)
+		if err != nil {
+			return nil, err
+		}
+		return policyEnv(base, key.hasParams)
+	})
 	if _, err := c.bases.get(0); err != nil {
 		return nil, err
 	}
@@ -297,7 +314,12 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 	if err != nil {
 		return nil, err
 	}
-	if o.Policy {
+	switch {
+	case o.Policy && len(o.Variables) == 0:
+		if env, err = c.policies.get(policyEnvKey{libs: parsed.libs, hasParams: o.HasParams}); err != nil {
+			return nil, err
+		}
+	case o.Policy:
 		if env, err = policyEnv(env, o.HasParams); err != nil {
 			return nil, err
 		}

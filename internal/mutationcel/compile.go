@@ -33,6 +33,10 @@ type Compiler struct {
 	// newBases are those of new expressions (validation of writes), built
 	// when first needed.
 	newBases *lazyEnvs
+	// noVariables are the environments of policies without variables, by
+	// [hasParams][patchTypes]: such policies share them rather than each
+	// extending its own.
+	noVariables [2][2]*policyEnv
 }
 
 // NewCompiler builds the environments of mutations.
@@ -49,6 +53,12 @@ func NewCompiler() (*Compiler, error) {
 				return nil, err
 			}
 			c.bases[b2i(params)][b2i(patchTypes)] = env
+			// The registration of kubernetes.variables of these never gains
+			// a field.
+			noVars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+			if c.noVariables[b2i(params)][b2i(patchTypes)], err = withVariables(env, noVars, true); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return c, nil
@@ -232,27 +242,50 @@ type compiledMutation struct {
 func (p *Policy) compile(c *Compiler) error {
 	spec := &p.policy.Spec
 	hasParams := spec.ParamKind != nil
-	conds, err := c.conditions.Compile(spec.MatchConditions, matchcond.AdmissionOptions{
-		Policy:        true,
-		HasParams:     hasParams,
-		Variables:     spec.Variables,
-		FailurePolicy: spec.FailurePolicy,
-		Name:          p.policy.Name,
-		Type:          "validate",
-	})
-	if err != nil {
-		return err
-	}
 	if len(spec.MatchConditions) > 0 {
+		conds, err := c.conditions.Compile(spec.MatchConditions, matchcond.AdmissionOptions{
+			Policy:        true,
+			HasParams:     hasParams,
+			Variables:     spec.Variables,
+			FailurePolicy: spec.FailurePolicy,
+			Name:          p.policy.Name,
+			Type:          "validate",
+		})
+		if err != nil {
+			return err
+		}
 		p.conditions = conds
 	}
+	var err error
+	p.variableIndex = map[string]int{}
+	p.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, admissioncel.VariablesTraits)
+	mutEnv := c.noVariables[b2i(hasParams)][1]
+	if len(spec.Variables) > 0 {
+		if mutEnv, err = p.compileVariables(c, hasParams); err != nil {
+			return err
+		}
+	}
+	for _, m := range spec.Mutations {
+		want, expr, ok := returnTypeOf(m)
+		if !ok {
+			continue
+		}
+		prg, _, cerr := mutEnv.compile(expr, want)
+		p.mutations = append(p.mutations, compiledMutation{patchType: m.PatchType, expression: expr, program: prg, err: cerr})
+	}
+	return nil
+}
+
+// compileVariables compiles the policy's variables in an environment of its
+// own and returns the environment of its mutations, where they are
+// declared.
+func (p *Policy) compileVariables(c *Compiler, hasParams bool) (*policyEnv, error) {
 	vars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
 	varEnv, err := withVariables(c.bases[b2i(hasParams)][0], vars, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	p.variableIndex = map[string]int{}
-	for _, v := range spec.Variables {
+	for _, v := range p.policy.Spec.Variables {
 		prg, out, cerr := varEnv.compile(v.Expression, nil)
 		vars.SetField(v.Name, admissioncel.VariableFieldType(out))
 		cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: cerr}
@@ -266,20 +299,7 @@ func (p *Policy) compile(c *Compiler) error {
 		p.variables = append(p.variables, cv)
 		p.variableNames = append(p.variableNames, v.Name)
 	}
-	p.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, admissioncel.VariablesTraits)
-	mutEnv, err := withVariables(c.bases[b2i(hasParams)][1], vars, true)
-	if err != nil {
-		return err
-	}
-	for _, m := range spec.Mutations {
-		want, expr, ok := returnTypeOf(m)
-		if !ok {
-			continue
-		}
-		prg, _, cerr := mutEnv.compile(expr, want)
-		p.mutations = append(p.mutations, compiledMutation{patchType: m.PatchType, expression: expr, program: prg, err: cerr})
-	}
-	return nil
+	return withVariables(c.bases[b2i(hasParams)][1], vars, true)
 }
 
 // Policy is a compiled MutatingAdmissionPolicy. It is immutable and safe for

@@ -203,3 +203,34 @@ func TestEvaluateJSONPatch(t *testing.T) {
 		})
 	}
 }
+
+// Policies without variables share their environments: a policy with
+// variables declared later must not make them visible to them.
+func TestPoliciesWithoutVariablesShareNoVariables(t *testing.T) {
+	c, err := NewCompiler()
+	require.NoError(t, err)
+	uses := applyConfigurationPolicy(`Object{metadata: Object.metadata{name: variables.x}}`)
+	declares := applyConfigurationPolicy(`Object{metadata: Object.metadata{name: variables.x}}`)
+	declares.Spec.Variables = []admissionregistrationv1.Variable{{Name: "x", Expression: `"y"`}}
+	require.Len(t, c.Compile(uses).CompileErrors(), 1)
+	require.Empty(t, c.Compile(declares).CompileErrors())
+	errs := c.Compile(uses).CompileErrors()
+	require.Len(t, errs, 1)
+	assert.Contains(t, errs[0].Error(), "undefined field 'x'")
+
+	// And compile concurrently (run with -race).
+	done := make(chan []error, 8)
+	for i := range 8 {
+		go func() {
+			if i%2 == 0 {
+				done <- c.Compile(uses).CompileErrors()
+			} else {
+				done <- c.Compile(declares).CompileErrors()
+			}
+		}()
+	}
+	for range 8 {
+		errs := <-done
+		assert.LessOrEqual(t, len(errs), 1)
+	}
+}
