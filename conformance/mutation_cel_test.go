@@ -36,6 +36,7 @@ import (
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/mutation"
 	"k8s.io/apiserver/pkg/cel/mutation/dynamic"
+	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/internal/mutationcel"
@@ -58,6 +59,28 @@ type mutationCELCase struct {
 	object     map[string]any
 	oldObject  map[string]any
 	namespace  *corev1.Namespace
+	// typed admits the object as kube-apiserver admits a built-in kind: as
+	// its Go type, seen through the schemaless typed view that match
+	// conditions switch it to (gatehouse: Input.TypedView).
+	typed bool
+}
+
+// typedObject is the Go object of an unstructured built-in object.
+func typedObject(t testing.TB, u map[string]any) runtime.Object {
+	t.Helper()
+	gvk := (&unstructured.Unstructured{Object: u}).GroupVersionKind()
+	obj, err := scheme.Scheme.New(gvk)
+	require.NoError(t, err)
+	require.NoError(t, runtime.DefaultUnstructuredConverter.FromUnstructured(u, obj))
+	return obj
+}
+
+// unstructuredOf is the unstructured form of a typed object.
+func unstructuredOf(t testing.TB, obj runtime.Object) map[string]any {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	require.NoError(t, err)
+	return m
 }
 
 // kubeMutationOutcome evaluates a case with kube-apiserver's compiler and
@@ -103,6 +126,16 @@ func kubeMutationEvaluator(t testing.TB, c mutationCELCase) func() (map[string]a
 	versioned := &admission.VersionedAttributes{Attributes: attrs, VersionedObject: admission.NewLazyObject(obj), VersionedKind: gvk}
 	if old != nil {
 		versioned.VersionedOldObject = admission.NewLazyObject(old)
+	}
+	if c.typed {
+		versioned.VersionedObject = admission.NewLazyObject(typedObject(t, c.object))
+		//lint:ignore SA1019 kube-apiserver's match conditions set it, as here
+		versioned.VersionedObject.UseSchemalessTypeRef = true
+		if old != nil {
+			versioned.VersionedOldObject = admission.NewLazyObject(typedObject(t, c.oldObject))
+			//lint:ignore SA1019 as above
+			versioned.VersionedOldObject.UseSchemalessTypeRef = true
+		}
 	}
 	request := plugincel.CreateAdmissionRequest(attrs, metav1.GroupVersionResource(gvr), metav1.GroupVersionKind(gvk))
 	bindings := plugincel.OptionalVariableBindings{}
@@ -267,6 +300,13 @@ func gatehouseMutationEvaluator(t testing.TB, compiler *mutationcel.Compiler, c 
 		OldObject: c.oldObject,
 		Params:    c.params,
 		Namespace: c.namespace,
+		TypedView: c.typed,
+	}
+	if c.typed {
+		in.Object = unstructuredOf(t, typedObject(t, c.object))
+		if c.oldObject != nil {
+			in.OldObject = unstructuredOf(t, typedObject(t, c.oldObject))
+		}
 	}
 	return func(ctx context.Context) (mutationcel.Patch, error) { return p.EvaluateMutation(ctx, 0, in) }
 }
@@ -404,6 +444,17 @@ func mutationCELCorpus(t *testing.T) []mutationCELCase {
 				expression: `Object{metadata: Object.metadata{labels: {"old": oldObject.metadata.name}}}`, object: obj(), oldObject: obj()},
 		)
 	}
+	// The Pod as a typed object, in the view match conditions leave.
+	for i, e := range applyConfig {
+		cases = append(cases, mutationCELCase{name: fmt.Sprintf("typed/applyConfiguration/%d", i), patchType: admissionregistrationv1.PatchTypeApplyConfiguration,
+			expression: e, object: pod(), variables: variables, params: params, namespace: ns, typed: true})
+	}
+	for i, e := range jsonPatch {
+		cases = append(cases, mutationCELCase{name: fmt.Sprintf("typed/jsonPatch/%d", i), patchType: admissionregistrationv1.PatchTypeJSONPatch,
+			expression: e, object: pod(), variables: variables, params: params, namespace: ns, typed: true})
+	}
+	cases = append(cases, mutationCELCase{name: "typed/update", patchType: admissionregistrationv1.PatchTypeJSONPatch,
+		expression: `[JSONPatch{op: "add", path: "/x", value: oldObject.metadata.labels}]`, object: pod(), oldObject: pod(), typed: true})
 	return append(cases, realworldMutationCELCases(t, pod(), params, ns)...)
 }
 

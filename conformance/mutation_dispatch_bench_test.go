@@ -1,5 +1,3 @@
-//go:build mutwired
-
 package conformance
 
 import (

@@ -227,6 +227,9 @@ spec:
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicy
 metadata: {name: change-deployment-replicas}
+# kube-apiserver runs the params a selector finds in its informer's order,
+# which is unspecified: the mutations commute, so that any order gives the
+# same object (and they are idempotent).
 spec:
   paramKind: {apiVersion: v1, kind: ConfigMap}
   matchConstraints:
@@ -237,10 +240,10 @@ spec:
   mutations:
   - patchType: ApplyConfiguration
     applyConfiguration:
-      expression: 'Object{spec: Object.spec{replicas: int(params.data.replicas)}}'
+      expression: 'Object{spec: Object.spec{replicas: [int(has(object.spec.replicas) ? object.spec.replicas : 0), int(params.data.replicas)].max()}}'
   - patchType: JSONPatch
     jsonPatch:
-      expression: '[JSONPatch{op: "add", path: "/metadata/labels", value: {"param": params.metadata.name}}]'
+      expression: '[JSONPatch{op: "add", path: "/metadata/labels/param-" + params.metadata.name, value: params.data.replicas}]'
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding

@@ -71,5 +71,6 @@ func (in *evalInput) cel() *mutationcel.Input {
 		Params:     in.params,
 		Namespace:  in.namespace,
 		Authorizer: in.authorizer,
+		TypedView:  in.typedView,
 	}
 }

@@ -232,8 +232,22 @@ type versioned struct {
 	dirty             bool
 	request           *admissionv1.AdmissionRequest
 	// schemaChecked and noSchema: whether the kind has a schema, looked up
-	// once per request.
-	schemaChecked, noSchema bool
+	// once per request; typedKind: whether it is a built-in kind.
+	schemaChecked, noSchema, typedKind bool
+	// typedView is set once a policy's match conditions have seen the
+	// object: kube-apiserver then presents built-in objects to CEL through
+	// its schemaless typed view for the rest of the request (see
+	// evalInput.typedView).
+	typedView bool
+}
+
+// checkSchema looks the kind's schema up, once per request.
+func (s *state) checkSchema(v *versioned) {
+	if !v.schemaChecked {
+		sch, err := s.d.schemas.Lookup(v.kind)
+		v.schemaChecked, v.noSchema = true, err != nil
+		v.typedKind = err == nil && sch.typedKind
+	}
 }
 
 // state is one request's admission.
@@ -549,6 +563,10 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 			in.params = inv.param.content
 		}
 		mc := cp.eval.matchConditions(ctx, in)
+		if len(cp.policy.Spec.MatchConditions) > 0 {
+			s.checkSchema(v)
+			v.typedView = v.typedKind
+		}
 		if mc.Error != nil {
 			s.errs = append(s.errs, &policyError{policy: cp, binding: inv.binding, err: mc.Error, reason: metav1.StatusReasonInvalid})
 			if inv.trace != nil {
@@ -577,6 +595,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 		}
 		before := v.object
 		in.namespace = namespace
+		in.typedView = v.typedView
 		for i := range cp.policy.Spec.Mutations {
 			last = v
 			if v.object == nil {
@@ -634,12 +653,9 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 // first, with kube-apiserver's 503, even for JSONPatch mutations.
 func (s *state) mutate(ctx context.Context, cp *compiledPolicy, i int, in *evalInput, v *versioned) (map[string]any, error) {
 	kind := v.kind
-	if !v.schemaChecked {
-		_, err := s.d.schemas.Lookup(kind)
-		v.schemaChecked, v.noSchema = true, err != nil
-	}
+	s.checkSchema(v)
 	if v.noSchema {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("Resource kind %s not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.", kind))
+		return nil, noSchemaError(kind)
 	}
 	p, err := cp.eval.evaluateMutation(ctx, i, in)
 	if err != nil {

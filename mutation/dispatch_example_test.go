@@ -1,5 +1,3 @@
-//go:build mutwired
-
 package mutation_test
 
 import (

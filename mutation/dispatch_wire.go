@@ -1,10 +1,5 @@
-//go:build mutwired
-
-// This file wires the Dispatcher to the package's compiler (mutcel's
-// Compiler.Compile, *Policy) and patch application (mutapply's applyPatch).
-// It is built with -tags mutwired until those land in this branch; the
-// integrator removes the build constraint when merging them (see the
-// mutdispatch report).
+// This file wires the Dispatcher to the package's compiler and patch
+// application.
 
 package mutation
 

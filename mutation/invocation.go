@@ -33,6 +33,12 @@ type evalInput struct {
 	// authorizer backs `authorizer` and `authorizer.requestResource`; nil
 	// leaves them undefined.
 	authorizer matchcond.Authorizer
+	// typedView presents object and oldObject as kube-apiserver's
+	// schemaless typed view of a built-in kind's Go object, rather than as
+	// unstructured content: kube-apiserver switches to it once match
+	// conditions have evaluated on the object. Values taken from it do not
+	// convert to JSON Patch values.
+	typedView bool
 }
 
 // patch is what one mutation's expression evaluated to. Exactly one of its

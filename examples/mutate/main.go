@@ -1,5 +1,3 @@
-//go:build mutwired
-
 // Command mutate applies MutatingAdmissionPolicies to manifests offline, as
 // kube-apiserver 1.37 would admit them: it prints each object as admitted
 // (or kube-apiserver's error) and the trace of what each policy, binding and

@@ -165,6 +165,14 @@ type Input struct {
 	// Authorizer backs `authorizer` and `authorizer.requestResource`; nil
 	// leaves them undefined.
 	Authorizer matchcond.Authorizer
+	// TypedView presents Object and OldObject, the unstructured form of a
+	// built-in kind's Go object, as kube-apiserver's schemaless typed view
+	// of that Go object (admissioncel.TypedToVal) rather than as cel-go's
+	// view of unstructured content: kube-apiserver switches to it for the
+	// rest of a request once match conditions have evaluated on the
+	// object. Lists and maps taken from it do not convert to JSON Patch
+	// values.
+	TypedView bool
 }
 
 // Patch is what one mutation's expression evaluated to. Exactly one of its
@@ -204,8 +212,8 @@ func (p *Policy) activation(ctx context.Context, in *Input) *mutationActivation 
 		ctx:       ctx,
 		in:        in,
 		policy:    p,
-		object:    unstructuredVal(in.Object),
-		oldObject: unstructuredVal(in.OldObject),
+		object:    admittedVal(in.Object, in.TypedView),
+		oldObject: admittedVal(in.OldObject, in.TypedView),
 		request:   admissioncel.TypedToVal(in.Request),
 		namespace: types.NullValue,
 	}
@@ -219,10 +227,14 @@ func (p *Policy) activation(ctx context.Context, in *Input) *mutationActivation 
 	return a
 }
 
-// unstructuredVal is the CEL value of an unstructured object; null for nil.
-func unstructuredVal(o map[string]any) ref.Val {
+// admittedVal is the CEL value of an unstructured object (see
+// Input.TypedView); null for nil.
+func admittedVal(o map[string]any, typedView bool) ref.Val {
 	if o == nil {
 		return types.NullValue
+	}
+	if typedView {
+		return admissioncel.TypedToVal(o)
 	}
 	return types.DefaultTypeAdapter.NativeToValue(o)
 }
