@@ -28,7 +28,7 @@ func applyPatch(p patch, object map[string]any, gvk schema.GroupVersionKind, sch
 		return nil, err
 	}
 	if p.jsonPatch != nil {
-		return applyJSONPatch(p.jsonPatch, object, sch)
+		return applyJSONPatch(p.jsonPatch, object, sch, schemas)
 	}
 	out, err := applyConfiguration(p.applyConfiguration, object, sch)
 	if err != nil {

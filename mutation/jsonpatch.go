@@ -9,8 +9,11 @@ import (
 
 	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/builtinschema"
 )
 
 // JSONPatchMaxCopyBytes bounds the bytes that the copy operations of one JSON
@@ -26,7 +29,7 @@ const JSONPatchMaxCopyBytes = 3 * 1024 * 1024
 // is "JSON Patch: <the library's error>", and the patched document is
 // decoded back, strictly for built-in kinds (their Go types in
 // kube-apiserver; their schema here), an error being a 500.
-func applyJSONPatch(patchJSON []byte, object map[string]any, sch *Schema) (map[string]any, error) {
+func applyJSONPatch(patchJSON []byte, object map[string]any, sch *Schema, schemas *Schemas) (map[string]any, error) {
 	ops, err := jsonpatch.DecodePatch(patchJSON)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Patch: %w", err)
@@ -46,15 +49,42 @@ func applyJSONPatch(patchJSON []byte, object map[string]any, sch *Schema) (map[s
 	if err := utiljson.Unmarshal(patched, &out); err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	if out == nil {
-		return nil, apierrors.NewInternalError(errors.New("Object 'Kind' is missing in 'null'"))
-	}
-	if sch.typedKind {
-		if err := strictDecodeErrors(sch, out); err != nil {
-			return nil, apierrors.NewInternalError(err)
+	if !sch.typedKind {
+		// Decoded as unstructured content, which needs a kind.
+		if kind, _ := out["kind"].(string); kind == "" {
+			return nil, apierrors.NewInternalError(fmt.Errorf("Object 'Kind' is missing in '%s'", patched))
 		}
+		return out, nil
+	}
+	// Decoded into the kind's Go type: a patch that changes the kind to one
+	// the scheme does not have fails (kube-apiserver names its scheme as a
+	// build without source paths does); the fields are checked strictly.
+	if err := kindChange(object, out, schemas); err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if err := strictDecodeErrors(sch, out); err != nil {
+		return nil, apierrors.NewInternalError(err)
 	}
 	return out, nil
+}
+
+// kindChange is the decoding error of an object whose apiVersion or kind
+// the patch changed to one that is not a built-in kind; nil when they did
+// not change.
+func kindChange(before, after map[string]any, schemas *Schemas) error {
+	av, _ := after["apiVersion"].(string)
+	k, _ := after["kind"].(string)
+	if av == before["apiVersion"] && k == before["kind"] || k == "" {
+		return nil
+	}
+	gv, err := schema.ParseGroupVersion(av)
+	if err != nil {
+		return err
+	}
+	if _, ok, _ := schemas.builtin.Lookup(builtinschema.GVK{Group: gv.Group, Version: gv.Version, Kind: k}); ok {
+		return nil
+	}
+	return fmt.Errorf("no kind %q is registered for version %q in scheme %q", k, av, "pkg/api/legacyscheme/scheme.go:30")
 }
 
 // applyOperations applies ops to doc. Without copies it is one
