@@ -1,9 +1,48 @@
-// Package mutation will hold MutatingAdmissionPolicy as a library (issue 10).
-// This first slice gives the schemas its ApplyConfiguration mutations merge
-// with: [Schemas] resolves a kind to a structured-merge-diff schema, for the
+// Package mutation is kube-apiserver 1.37's MutatingAdmissionPolicy
+// (KEP-3962) as a library: policies compiled once ([Compiler]), requests
+// dispatched through policies and bindings ([Dispatcher]) with
+// ApplyConfiguration mutations merged by structured-merge-diff on the kinds'
+// real schemas ([Schemas]) and JSON Patch mutations applied with
+// kube-apiserver's json-patch library, and a [Trace] of why on request.
+//
+// [Schemas] resolves a kind to a structured-merge-diff schema, for the
 // built-in types of Kubernetes 1.37 (embedded, decoded per kind on first use)
 // and for custom resources added from their CustomResourceDefinitions, the
 // way kube-apiserver's type converters do.
+//
+// # Compilation and evaluation
+//
+// A policy's expressions are compiled in kube-apiserver's environment of
+// stored expressions: variables (each typed for the later ones, lazily
+// evaluated, recomputed for every mutation), match conditions, and
+// mutations, which alone have the types Object (any dotted name under
+// Object, fields unchecked until run time) and JSONPatch, and
+// jsonpatch.escapeKey. params is declared only with a paramKind. An
+// expression that does not compile fails the requests that evaluate it
+// ("compilation failed: ERROR: ..."), as in kube-apiserver; an
+// ApplyConfiguration must be of type Object, a JSONPatch of type
+// list(JSONPatch). Each mutation has its own budget of 10,000,000 (an
+// expression or variable at most 1,000,000), the match conditions share
+// 2,500,000. The value of an ApplyConfiguration is converted as
+// kube-apiserver's is, with its quirks (one level of map literal converts, a
+// nested one reaches the schema as a CEL value and is refused; nested
+// Object types must be named after their field path); a JSONPatch's
+// operations are built as kube-apiserver builds them (values through their
+// protobuf form).
+//
+// # Application
+//
+// An ApplyConfiguration takes the object's apiVersion and kind, is typed
+// strictly with the kind's schema, may not set any atomic list, map or
+// struct ("invalid ApplyConfiguration: may not mutate atomic arrays, maps or
+// structs: .spec.selector"), and is merged into the object: lists of
+// listType=map merge by key, nothing is ever removed. A JSON Patch is
+// applied with gopkg.in/evanphx/json-patch.v4, kube-apiserver's library: a
+// failed test discards the whole patch, other errors are "JSON Patch: ...";
+// the result of a built-in kind is then checked as kube-apiserver's strict
+// decoding into its Go type checks it (an error is a 500, which no failure
+// policy ignores). A kind without schema fails with kube-apiserver's 503,
+// whatever the patch type.
 //
 // # Custom resources
 //
@@ -61,6 +100,27 @@
 // of an admission chain is [ReinvocationContext]'s.
 //
 // # Differences from kube-apiserver
+//
+// kube-apiserver converts the result of each mutation of a built-in kind
+// back to its Go type, which drops empty optional fields and normalizes
+// values as JSON encoding of that type would; gatehouse returns the merged
+// unstructured content, and a caller that needs the typed form normalizes
+// it in Options.Defaulter (which runs after each mutation, where
+// kube-apiserver defaults). Where kube-apiserver reports the first of
+// several errors in Go's random map order (atomic fields of one patch,
+// nested Object type names), gatehouse reports them in the order of the
+// field names. A JSON Patch of a built-in kind with a value of the wrong
+// JSON type fails with kube-apiserver's status, but the message names the
+// JSON path and the schema's type rather than the Go struct and field type
+// ("json: cannot unmarshal string into Go struct field spec.replicas of type
+// number"). kube-apiserver bounds the bytes that copy operations add with a
+// process-wide setting of json-patch; gatehouse applies the same 3 MiB bound
+// ([JSONPatchMaxCopyBytes]) without touching that library's globals.
+// kube-apiserver presents a built-in object to CEL through its schemaless
+// typed view once match conditions have evaluated on it in a request, after
+// which lists and maps taken from the object cannot be JSON Patch values
+// ("type conversion error from 'list(dyn)' to '*structpb.Value'"); gatehouse
+// reproduces that switch.
 //
 // kube-apiserver reads the schemas of a running cluster from its own
 // /openapi/v3, polled every 5 seconds; here they are the published 1.37

@@ -52,7 +52,7 @@ func applyJSONPatch(patchJSON []byte, object map[string]any, sch *Schema, schema
 	if !sch.typedKind {
 		// Decoded as unstructured content, which needs a kind.
 		if kind, _ := out["kind"].(string); kind == "" {
-			return nil, apierrors.NewInternalError(fmt.Errorf("Object 'Kind' is missing in '%s'", patched))
+			return nil, apierrors.NewInternalError(missingKindError(patched))
 		}
 		return out, nil
 	}
@@ -66,6 +66,12 @@ func applyJSONPatch(patchJSON []byte, object map[string]any, sch *Schema, schema
 		return nil, apierrors.NewInternalError(err)
 	}
 	return out, nil
+}
+
+// missingKindError is apimachinery's error for content without a kind.
+func missingKindError(data []byte) error {
+	//lint:ignore ST1005 apimachinery's text
+	return fmt.Errorf("Object 'Kind' is missing in '%s'", data)
 }
 
 // kindChange is the decoding error of an object whose apiVersion or kind
