@@ -55,11 +55,12 @@ func TestExpressionChecker(t *testing.T) {
 				}
 				return false
 			}
-			x := c.NewExpressionChecker(tc.hasParams, stored)
+			x := c.NewExpressionChecker(tc.hasParams)
 			for i, v := range tc.variables {
-				require.Nil(t, x.Variable(v[0], v[1], field.NewPath("spec", "variables").Index(i).Child("expression")))
+				require.Nil(t, x.Variable(v[0], v[1], stored(v[1]), field.NewPath("spec", "variables").Index(i).Child("expression")))
 			}
-			got := x.Mutation(tc.mutation, path)
+			_, expr, _ := returnTypeOf(tc.mutation)
+			got := x.Mutation(tc.mutation, stored(expr), path)
 			if tc.want == "" {
 				assert.Nil(t, got)
 				return
@@ -73,16 +74,16 @@ func TestExpressionChecker(t *testing.T) {
 func TestExpressionCheckerVariables(t *testing.T) {
 	c, err := NewCompiler()
 	require.NoError(t, err)
-	x := c.NewExpressionChecker(false, nil)
+	x := c.NewExpressionChecker(false)
 	path := field.NewPath("spec", "variables").Index(0).Child("expression")
-	got := x.Variable("o", `Object{}`, path)
+	got := x.Variable("o", `Object{}`, false, path)
 	require.NotNil(t, got)
 	assert.Equal(t, field.ErrorTypeInvalid, got.Type)
 	assert.Contains(t, got.Detail, "undeclared reference to 'Object'")
-	got = x.Variable("k", `jsonpatch.escapeKey("a/b")`, path)
+	got = x.Variable("k", `jsonpatch.escapeKey("a/b")`, false, path)
 	require.NotNil(t, got, "jsonpatch.escapeKey is only declared for mutations")
 	assert.Contains(t, got.Detail, "undeclared reference to 'escapeKey'")
 	// A variable that did not compile is declared dyn for the later ones.
 	assert.Nil(t, x.Mutation(admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeApplyConfiguration,
-		ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: `Object{spec: variables.o}`}}, path))
+		ApplyConfiguration: &admissionregistrationv1.ApplyConfiguration{Expression: `Object{spec: variables.o}`}}, false, path))
 }

@@ -349,13 +349,13 @@ func (p *Policy) CompileErrors() []error {
 
 // ExpressionChecker checks the expressions of one policy as kube-apiserver's
 // REST validation compiles them: an expression in the environment of new
-// expressions, or, when the object being updated already had it, in that of
-// stored expressions; each variable, compiled or not, is declared for the
-// expressions after it. It is not safe for concurrent use.
+// expressions, or, when the caller says it is stored (the object being
+// updated already had it), in that of stored expressions; each variable,
+// compiled or not, is declared for the expressions after it. It is not safe
+// for concurrent use.
 type ExpressionChecker struct {
 	c         *Compiler
 	hasParams bool
-	stored    func(expression string) bool
 	variables *admissioncel.RegisteredType
 	// envs are the environments with the policy's variables, by
 	// [stored][patchTypes], built when first used.
@@ -363,13 +363,9 @@ type ExpressionChecker struct {
 }
 
 // NewExpressionChecker returns a checker for a policy with or without a
-// paramKind; stored tells the expressions of the object before the update
-// (nil on create).
-func (c *Compiler) NewExpressionChecker(hasParams bool, stored func(expression string) bool) *ExpressionChecker {
-	if stored == nil {
-		stored = func(string) bool { return false }
-	}
-	return &ExpressionChecker{c: c, hasParams: hasParams, stored: stored, variables: admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)}
+// paramKind.
+func (c *Compiler) NewExpressionChecker(hasParams bool) *ExpressionChecker {
+	return &ExpressionChecker{c: c, hasParams: hasParams, variables: admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)}
 }
 
 func (x *ExpressionChecker) env(stored, patchTypes bool) (*policyEnv, error) {
@@ -395,8 +391,8 @@ func (x *ExpressionChecker) env(stored, patchTypes bool) (*policyEnv, error) {
 // Variable compiles a variable's expression, reports its error at path
 // (the variable's expression field), and declares the variable for the
 // expressions after it.
-func (x *ExpressionChecker) Variable(name, expression string, path *field.Path) *field.Error {
-	env, err := x.env(x.stored(expression), false)
+func (x *ExpressionChecker) Variable(name, expression string, stored bool, path *field.Path) *field.Error {
+	env, err := x.env(stored, false)
 	if err != nil {
 		return field.InternalError(path, err)
 	}
@@ -413,11 +409,11 @@ func (x *ExpressionChecker) Variable(name, expression string, path *field.Path) 
 }
 
 // Mutation compiles a mutation's expression as kube-apiserver's validation
-// does (trimmed of surrounding spaces; stored when the untrimmed
-// expression was) and reports its error at path (the expression field of
-// the mutation's body). A mutation without a known patch type and its body,
-// or with an empty expression, is left to the structural checks.
-func (x *ExpressionChecker) Mutation(m admissionregistrationv1.Mutation, path *field.Path) *field.Error {
+// does, trimmed of surrounding spaces, and reports its error at path (the
+// expression field of the mutation's body). A mutation without a known
+// patch type and its body, or with a blank expression, is left to the
+// structural checks.
+func (x *ExpressionChecker) Mutation(m admissionregistrationv1.Mutation, stored bool, path *field.Path) *field.Error {
 	want, expr, ok := returnTypeOf(m)
 	if !ok {
 		return nil
@@ -426,7 +422,7 @@ func (x *ExpressionChecker) Mutation(m admissionregistrationv1.Mutation, path *f
 	if trimmed == "" {
 		return nil
 	}
-	env, err := x.env(x.stored(expr), true)
+	env, err := x.env(stored, true)
 	if err != nil {
 		return field.InternalError(path, err)
 	}

@@ -49,9 +49,9 @@ func FuzzCompileEvaluate(f *testing.F) {
 		if err == nil && out.JSONPatch != nil && !json.Valid(out.JSONPatch) && isPlainASCII(expression) && isPlainASCII(variable) {
 			t.Fatalf("invalid JSON Patch document %q", out.JSONPatch)
 		}
-		x := c.NewExpressionChecker(false, nil)
-		_ = x.Variable("v", variable, nil)
-		_ = x.Mutation(m, nil)
+		x := c.NewExpressionChecker(false)
+		_ = x.Variable("v", variable, false, nil)
+		_ = x.Mutation(m, true, nil)
 	})
 }
 
