@@ -51,10 +51,14 @@ func mapMutations() []func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
 		return admissionregistrationv1.Mutation{PatchType: admissionregistrationv1.PatchTypeJSONPatch, JSONPatch: &admissionregistrationv1.JSONPatch{Expression: e}}
 	}
 	setMutation := func(m admissionregistrationv1.Mutation) func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
-		return func(p *admissionregistrationv1.MutatingAdmissionPolicy) { p.Spec.Mutations = []admissionregistrationv1.Mutation{m} }
+		return func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
+			p.Spec.Mutations = []admissionregistrationv1.Mutation{m}
+		}
 	}
 	addMutation := func(m admissionregistrationv1.Mutation) func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
-		return func(p *admissionregistrationv1.MutatingAdmissionPolicy) { p.Spec.Mutations = append(p.Spec.Mutations, m) }
+		return func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
+			p.Spec.Mutations = append(p.Spec.Mutations, m)
+		}
 	}
 	vars := func(vs ...string) func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
 		return func(p *admissionregistrationv1.MutatingAdmissionPolicy) {
