@@ -47,6 +47,16 @@ type Policy struct {
 // compile, in the order of its variables, match conditions and mutations.
 func (p *Policy) CompileErrors() []error { return p.p.CompileErrors() }
 
+// WrittenFields returns the fields that mutation i, an ApplyConfiguration,
+// may set, computed from its expression: paths from the object's root such
+// as ".spec.containers[*].image" ("[*]" the items of a list, "[k]" a map key
+// with dots), each standing for its whole subtree. known is false when they
+// cannot be known without evaluating (the value is not built of Object
+// initializers), for a JSON Patch, and for a mutation that does not
+// compile. kube-apiserver computes nothing of the kind; a reviewer or a
+// tool uses it to see what a policy can touch.
+func (p *Policy) WrittenFields(i int) (paths []string, known bool) { return p.p.WrittenFields(i) }
+
 // matchConditions evaluates the policy's match conditions with its failure
 // policy (namespaceObject is null there, as in kube-apiserver).
 func (p *Policy) matchConditions(ctx context.Context, in *evalInput) matchcond.AdmissionMatchResult {

@@ -30,6 +30,9 @@
 // operations are built as kube-apiserver builds them (values through their
 // protobuf form).
 //
+// [Policy.WrittenFields] tells, beyond kube-apiserver, the fields an
+// ApplyConfiguration may set, from its expression alone.
+//
 // # Application
 //
 // An ApplyConfiguration takes the object's apiVersion and kind, is typed

@@ -3,6 +3,7 @@ package mutationcel
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -173,20 +174,16 @@ func (e *policyEnv) check(expr string, want *types.Type) (*cel.Ast, *compileErro
 }
 
 // compile compiles expr into a program.
-func (e *policyEnv) compile(expr string, want *types.Type) (*icel.Program, *types.Type, *compileError) {
+func (e *policyEnv) compile(expr string, want *types.Type) (*icel.Program, *cel.Ast, *compileError) {
 	checked, err := e.check(expr, want)
 	if err != nil {
-		var out *types.Type
-		if checked != nil {
-			out = checked.OutputType()
-		}
-		return nil, out, err
+		return nil, checked, err
 	}
 	prg, perr := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
 	if perr != nil {
-		return nil, nil, &compileError{field.ErrorTypeInternal, "program instantiation failed: " + perr.Error()}
+		return nil, checked, &compileError{field.ErrorTypeInternal, "program instantiation failed: " + perr.Error()}
 	}
-	return prg, checked.OutputType(), nil
+	return prg, checked, nil
 }
 
 // returnTypeOf is the type a mutation's expression must have, and its
@@ -237,6 +234,10 @@ type compiledMutation struct {
 	expression string
 	program    *icel.Program
 	err        *compileError
+	// written and writtenKnown: the fields an ApplyConfiguration may set,
+	// when known statically (see writtenFields).
+	written      []string
+	writtenKnown bool
 }
 
 func (p *Policy) compile(c *Compiler) error {
@@ -270,8 +271,13 @@ func (p *Policy) compile(c *Compiler) error {
 		if !ok {
 			continue
 		}
-		prg, _, cerr := mutEnv.compile(expr, want)
-		p.mutations = append(p.mutations, compiledMutation{patchType: m.PatchType, expression: expr, program: prg, err: cerr})
+		cm := compiledMutation{patchType: m.PatchType, expression: expr}
+		var checked *cel.Ast
+		cm.program, checked, cm.err = mutEnv.compile(expr, want)
+		if cm.err == nil && m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration {
+			cm.written, cm.writtenKnown = writtenFields(checked.NativeRep().Expr())
+		}
+		p.mutations = append(p.mutations, cm)
 	}
 	return nil
 }
@@ -286,7 +292,11 @@ func (p *Policy) compileVariables(c *Compiler, hasParams bool) (*policyEnv, erro
 		return nil, err
 	}
 	for _, v := range p.policy.Spec.Variables {
-		prg, out, cerr := varEnv.compile(v.Expression, nil)
+		prg, checked, cerr := varEnv.compile(v.Expression, nil)
+		var out *types.Type
+		if cerr == nil {
+			out = checked.OutputType()
+		}
 		vars.SetField(v.Name, admissioncel.VariableFieldType(out))
 		cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: cerr}
 		// A later variable of the same name replaces an earlier one, as in
@@ -430,6 +440,19 @@ func (x *ExpressionChecker) Mutation(m admissionregistrationv1.Mutation, stored 
 		return cerr.fieldError(path, trimmed)
 	}
 	return nil
+}
+
+// WrittenFields returns the fields mutation i (an ApplyConfiguration) may
+// set, as paths from the object's root (".spec.containers[*].image"; a path
+// stands for its whole subtree), computed from the expression: known is
+// false when they cannot be known statically (the value is not built of
+// Object initializers), and for a JSON Patch or a mutation that does not
+// compile.
+func (p *Policy) WrittenFields(i int) (paths []string, known bool) {
+	if i < 0 || i >= len(p.mutations) || !p.mutations[i].writtenKnown {
+		return nil, false
+	}
+	return slices.Clone(p.mutations[i].written), true
 }
 
 // isVariableError tells matchcond's compile errors of variables.
