@@ -57,8 +57,8 @@ type Options struct {
 type Validator struct {
 	opts     Options
 	compiler *matchcond.AdmissionCompiler
-	// mutations compiles MutatingAdmissionPolicy expressions.
-	mutations *mutationCompiler
+	// mutations validates MutatingAdmissionPolicies (package mutation).
+	mutations *mutationValidator
 }
 
 // NewValidator prepares a Validator. The error is for a CEL environment that
@@ -72,7 +72,7 @@ func NewValidator(o Options) (*Validator, error) {
 		}
 	}
 	o.Compiler = c
-	return &Validator{opts: o, compiler: c, mutations: &mutationCompiler{}}, nil
+	return &Validator{opts: o, compiler: c, mutations: &mutationValidator{}}, nil
 }
 
 // Validate validates obj, on create when old is nil, else on update from
