@@ -18,6 +18,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(`[{"op":"copy","from":"/spec","path":"/spec/x"},{"op":"test","path":"/a","value":1}]`, true, `{"apiVersion":"v1","kind":"Pod","spec":{}}`, false)
 	f.Add(`[{"op":"add","path":"/spec/size","value":"big"}]`, true, `{"apiVersion":"example.com/v1","kind":"Widget","spec":{"size":1}}`, true)
 	f.Add(`{"spec":{"ports":[{"port":1},{"port":1}]}}`, false, `{"apiVersion":"example.com/v1","kind":"Widget"}`, true)
+	f.Add(`[{"op":"replace","path":""}]`, true, `{"apiVersion":"v1","kind":"Pod"}`, false)
 	schemas := BuiltIn()
 	crd, err := os.ReadFile("testdata/widget-crd.yaml")
 	if err != nil {

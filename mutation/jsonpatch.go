@@ -38,8 +38,12 @@ func applyJSONPatch(patchJSON []byte, object map[string]any, sch *Schema, schema
 	if err != nil {
 		return nil, fmt.Errorf("failed to create JSON patch: %w", err)
 	}
-	patched, err := applyOperations(ops, doc)
+	patched, err := applyOperationsSafely(ops, doc)
 	if err != nil {
+		var status *apierrors.StatusError
+		if errors.As(err, &status) {
+			return nil, err
+		}
 		if errors.Is(err, jsonpatch.ErrTestFailed) {
 			return object, nil
 		}
@@ -91,6 +95,19 @@ func kindChange(before, after map[string]any, schemas *Schemas) error {
 		return nil
 	}
 	return fmt.Errorf("no kind %q is registered for version %q in scheme %q", k, av, "pkg/api/legacyscheme/scheme.go:30")
+}
+
+// applyOperationsSafely is applyOperations, with json-patch's panics (a
+// replace of the whole document without a value dereferences nil) turned
+// into the 500 that kube-apiserver's handler answers a panicking request
+// with.
+func applyOperationsSafely(ops jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, apierrors.NewInternalError(fmt.Errorf("JSON Patch: %v", r))
+		}
+	}()
+	return applyOperations(ops, doc)
 }
 
 // applyOperations applies ops to doc. Without copies it is one
