@@ -157,36 +157,16 @@ func readPolicies(files []string) ([]*admissionregistrationv1.MutatingAdmissionP
 	var policies []*admissionregistrationv1.MutatingAdmissionPolicy
 	var bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
 	for _, file := range files {
-		objs, err := readObjects(file)
+		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, u := range objs {
-			data, err := u.MarshalJSON()
-			if err != nil {
-				return nil, nil, err
-			}
-			switch u.GetKind() {
-			case "MutatingAdmissionPolicy":
-				p := &admissionregistrationv1.MutatingAdmissionPolicy{}
-				if err := yaml.UnmarshalStrict(data, p); err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", file, err)
-				}
-				defaultPolicy(p)
-				policies = append(policies, p)
-			case "MutatingAdmissionPolicyBinding":
-				b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-				if err := yaml.UnmarshalStrict(data, b); err != nil {
-					return nil, nil, fmt.Errorf("%s: %w", file, err)
-				}
-				if b.Spec.MatchResources != nil {
-					defaultMatchResources(b.Spec.MatchResources)
-				}
-				bindings = append(bindings, b)
-			default:
-				return nil, nil, fmt.Errorf("%s: unexpected %s", file, u.GetKind())
-			}
+		objs, err := mutation.Decode(data)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", file, err)
 		}
+		policies = append(policies, objs.Policies...)
+		bindings = append(bindings, objs.Bindings...)
 	}
 	for _, p := range policies {
 		bound := false
@@ -201,40 +181,6 @@ func readPolicies(files []string) ([]*admissionregistrationv1.MutatingAdmissionP
 		}
 	}
 	return policies, bindings, nil
-}
-
-// defaultPolicy applies the defaults kube-apiserver applies when a policy
-// is created (failurePolicy Fail, the selectors, matchPolicy Equivalent,
-// rule scope "*").
-func defaultPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) {
-	if p.Spec.FailurePolicy == nil {
-		fail := admissionregistrationv1.Fail
-		p.Spec.FailurePolicy = &fail
-	}
-	if p.Spec.MatchConstraints != nil {
-		defaultMatchResources(p.Spec.MatchConstraints)
-	}
-}
-
-func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
-	if m.NamespaceSelector == nil {
-		m.NamespaceSelector = &metav1.LabelSelector{}
-	}
-	if m.ObjectSelector == nil {
-		m.ObjectSelector = &metav1.LabelSelector{}
-	}
-	if m.MatchPolicy == nil {
-		equivalent := admissionregistrationv1.Equivalent
-		m.MatchPolicy = &equivalent
-	}
-	for _, rules := range [][]admissionregistrationv1.NamedRuleWithOperations{m.ResourceRules, m.ExcludeResourceRules} {
-		for i := range rules {
-			if rules[i].Scope == nil {
-				all := admissionregistrationv1.AllScopes
-				rules[i].Scope = &all
-			}
-		}
-	}
 }
 
 // readObjects reads the YAML documents of a file.
