@@ -93,16 +93,20 @@ func (k *kubeManifests) defaultAndValidateVAPB(b *admissionregistrationv1.Valida
 	return nil
 }
 
-// MutatingAdmissionPolicy: gatehouse applies the defaults only until
-// package mutation validates it (issue 11), so does this side.
 func (k *kubeManifests) defaultAndValidateMAP(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
 	admissionmanifest.SetDefaultsMutatingAdmissionPolicy(p)
+	if errs, _ := k.validator.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicy %q: %w", p.Name, errs.ToAggregate())
+	}
 	p.TypeMeta = metav1.TypeMeta{}
 	return nil
 }
 
 func (k *kubeManifests) defaultAndValidateMAPB(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
 	admissionmanifest.SetDefaultsMutatingAdmissionPolicyBinding(b)
+	if errs, _ := k.validator.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicyBinding %q: %w", b.Name, errs.ToAggregate())
+	}
 	b.TypeMeta = metav1.TypeMeta{}
 	return nil
 }

@@ -300,20 +300,11 @@ func (a *admissionActivation) Parent() interpreter.Activation { return nil }
 // computeVariable computes a variable for the variables map, charging its
 // cost to the condition that uses it.
 func (a *admissionActivation) computeVariable(v *compiledVariable) ref.Val {
+	var compileErr error
 	if v.err != nil {
-		return types.NewErr("composited variable %q fails to compile: %v", v.name, v.err)
+		compileErr = v.err
 	}
-	val, cost, err := v.program.Eval(a.ctx, a)
-	if cost > math.MaxInt64 {
-		cost = math.MaxInt64
-	}
-	if a.variablesCost += int64(cost); a.variablesCost < 0 {
-		a.variablesCost = math.MaxInt64
-	}
-	if err != nil {
-		return types.NewErr("composited variable %q fails to evaluate: %v", v.name, err)
-	}
-	return val
+	return admissioncel.EvalVariable(a.ctx, v.name, v.program, compileErr, a, &a.variablesCost)
 }
 
 // admissionRecorder records the metrics of one Match.

@@ -1,13 +1,18 @@
 package admissioncel
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // VariablesTraits are the traits of the kubernetes.variables type.
@@ -184,4 +189,25 @@ func UnescapeFieldName(s string) (string, bool) {
 		i++
 	}
 	return b.String(), true
+}
+
+// EvalVariable evaluates a variable's program (nil when the variable did
+// not compile, compileErr telling why) in activation, adds its cost to
+// *cost (saturating), and returns its value or kube-apiserver's lazy
+// variable error.
+func EvalVariable(ctx context.Context, name string, program *icel.Program, compileErr error, activation interpreter.Activation, cost *int64) ref.Val {
+	if compileErr != nil || program == nil {
+		return types.NewErr("composited variable %q fails to compile: %v", name, compileErr)
+	}
+	val, c, err := program.Eval(ctx, activation)
+	if c > math.MaxInt64 {
+		c = math.MaxInt64
+	}
+	if *cost += int64(c); *cost < 0 {
+		*cost = math.MaxInt64
+	}
+	if err != nil {
+		return types.NewErr("composited variable %q fails to evaluate: %v", name, err)
+	}
+	return val
 }

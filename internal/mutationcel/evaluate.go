@@ -281,20 +281,11 @@ func (a *mutationActivation) Parent() interpreter.Activation { return nil }
 // cost to the expression that reads it.
 func (a *mutationActivation) computeVariable(i int) ref.Val {
 	v := a.policy.variables[i]
+	var compileErr error
 	if v.err != nil {
-		return types.NewErr("composited variable %q fails to compile: %v", v.name, v.err)
+		compileErr = v.err
 	}
-	val, cost, err := v.program.Eval(a.ctx, a)
-	if cost > math.MaxInt64 {
-		cost = math.MaxInt64
-	}
-	if a.variablesCost += int64(cost); a.variablesCost < 0 {
-		a.variablesCost = math.MaxInt64
-	}
-	if err != nil {
-		return types.NewErr("composited variable %q fails to evaluate: %v", v.name, err)
-	}
-	return val
+	return admissioncel.EvalVariable(a.ctx, v.name, v.program, compileErr, a, &a.variablesCost)
 }
 
 // evaluate evaluates one expression with a budget, as kube-apiserver's
