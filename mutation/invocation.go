@@ -39,8 +39,6 @@ type evalInput struct {
 
 // patch is what one mutation's expression evaluated to. Exactly one of its
 // fields is set.
-//
-//lint:ignore U1000 the evaluation, application and dispatch parts use it as they land.
 type patch struct {
 	// applyConfiguration is the Object an ApplyConfiguration expression
 	// returned, converted as kube-apiserver converts it before typing it

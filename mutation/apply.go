@@ -1,0 +1,49 @@
+package mutation
+
+import (
+	"errors"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// applyPatch applies one mutation's patch to object, unstructured content of
+// kind gvk, and returns the object kube-apiserver holds afterwards, in
+// unstructured form: for a built-in kind the result has been through the
+// kind's Go type, as kube-apiserver's dispatcher converts it (see "Applying
+// patches" in the package documentation). object is not modified; the
+// result may share unchanged content with it.
+//
+// A kind without a schema is kube-apiserver's 503 StatusError, for JSON
+// patches too; a JSON patch whose result does not decode strictly into the
+// built-in kind's Go type is its 500 StatusError; other errors are plain,
+// with kube-apiserver's texts. A JSON patch whose `test` operation fails
+// leaves the object unchanged: object itself is returned, with no error.
+func applyPatch(p patch, object map[string]any, gvk schema.GroupVersionKind, schemas *Schemas) (map[string]any, error) {
+	s, err := schemas.Lookup(gvk)
+	if errors.Is(err, ErrNoSchema) {
+		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("Resource kind %s not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.", gvk))
+	}
+	if err != nil {
+		return nil, err
+	}
+	var tk *typedKinds
+	if schemas.isBuiltIn(gvk) {
+		if t := builtinTypes(); t.isTyped(gvk) {
+			tk = t
+		}
+	}
+	if p.jsonPatch != nil {
+		return applyJSONPatch(p.jsonPatch, object, gvk, tk)
+	}
+	return applyConfiguration(p.applyConfiguration, object, gvk, s, tk)
+}
+
+// isBuiltIn tells whether gvk is a built-in kind rather than a custom
+// resource.
+func (s *Schemas) isBuiltIn(gvk schema.GroupVersionKind) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.crd[gvk] == nil
+}

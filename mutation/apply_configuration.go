@@ -1,0 +1,110 @@
+package mutation
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
+)
+
+// applyConfiguration merges an ApplyConfiguration into object as
+// kube-apiserver's patch.ApplyStructuredMergeDiff does, then, for a built-in
+// kind (tk not nil), converts the result through the kind's Go type as its
+// dispatcher does.
+func applyConfiguration(ac map[string]any, object map[string]any, gvk schema.GroupVersionKind, s *Schema, tk *typedKinds) (map[string]any, error) {
+	// The patch's apiVersion and kind are forced to the object's; the
+	// caller's map is not modified.
+	p := make(map[string]any, len(ac)+2)
+	for k, v := range ac {
+		p[k] = v
+	}
+	apiVersion := gvk.GroupVersion().String()
+	p["apiVersion"], p["kind"] = apiVersion, gvk.Kind
+	if ov, ok := object["apiVersion"].(string); !ok || ov != apiVersion || object["kind"] != any(gvk.Kind) {
+		ok, _ := object["kind"].(string)
+		return nil, fmt.Errorf("error applying patch: patch (%v) and original object (%v) are not of the same gvk", gvk, schema.FromAPIVersionAndKind(ov, ok))
+	}
+	merged, err := mergeApplyConfiguration(p, object, s)
+	if err != nil {
+		return nil, fmt.Errorf("error applying patch: %w", err)
+	}
+	if tk == nil {
+		return merged, nil
+	}
+	return tk.roundTrip(gvk, merged)
+}
+
+// mergeApplyConfiguration is patch.ApplyStructuredMergeDiff's work: the
+// patch typed strictly, checked for atomics, merged into the live object
+// typed with duplicates allowed.
+func mergeApplyConfiguration(p, object map[string]any, s *Schema) (map[string]any, error) {
+	pt, err := s.FromUnstructured(p)
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
+	}
+	if atomics := findAtomics(s, pt.TypeRef(), p, nil, nil); len(atomics) > 0 {
+		return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %s", strings.Join(atomics, ", "))
+	}
+	lt, err := s.FromUnstructured(object, typed.AllowDuplicates)
+	if err != nil {
+		return nil, fmt.Errorf("failed to convert original object to typed object: %w", err)
+	}
+	mt, err := lt.Merge(pt)
+	if err != nil {
+		return nil, fmt.Errorf("failed to merge patch: %w", err)
+	}
+	out, ok := mt.AsValue().Unstructured().(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("failed to convert typed object to object: failed to convert value to unstructured for type %T", mt.AsValue().Unstructured())
+	}
+	return out, nil
+}
+
+// findAtomics appends to atomics the path of every node of v (at path) whose
+// map or list the schema declares atomic, walking only declared struct
+// fields and list items, as kube-apiserver's validatePatch does. Paths are
+// written as structured-merge-diff writes them (".spec.selector",
+// ".spec.containers[0].args"). kube-apiserver lists the fields of a map in
+// Go's random map order; they are sorted here.
+func findAtomics(s *Schema, tr smdschema.TypeRef, v any, path []byte, atomics []string) []string {
+	a, ok := s.pt.Schema.Resolve(tr)
+	if !ok {
+		return atomics
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		if a.Map == nil {
+			return atomics
+		}
+		if a.Map.ElementRelationship == smdschema.Atomic {
+			atomics = append(atomics, string(path))
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			if _, ok := a.Map.FindField(k); ok {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			f, _ := a.Map.FindField(k)
+			atomics = findAtomics(s, f.Type, v[k], append(append(path, '.'), k...), atomics)
+		}
+	case []any:
+		if a.List == nil {
+			return atomics
+		}
+		if a.List.ElementRelationship == smdschema.Atomic {
+			atomics = append(atomics, string(path))
+		}
+		for i, e := range v {
+			p := append(append(path, '['), strconv.Itoa(i)...)
+			atomics = findAtomics(s, a.List.ElementType, e, append(p, ']'), atomics)
+		}
+	}
+	return atomics
+}
