@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -28,16 +29,11 @@ func applyPatch(p patch, object map[string]any, gvk schema.GroupVersionKind, sch
 	if err != nil {
 		return nil, err
 	}
-	var tk *typedKinds
-	if schemas.isBuiltIn(gvk) {
-		if t := builtinTypes(); t.isTyped(gvk) {
-			tk = t
-		}
-	}
+	builtin := schemas.isBuiltIn(gvk)
 	if p.jsonPatch != nil {
-		return applyJSONPatch(p.jsonPatch, object, gvk, tk)
+		return mutationpatch.JSONPatch(p.jsonPatch, object, gvk, builtin)
 	}
-	return applyConfiguration(p.applyConfiguration, object, gvk, s, tk)
+	return mutationpatch.ApplyConfiguration(p.applyConfiguration, object, gvk, s, builtin)
 }
 
 // isBuiltIn tells whether gvk is a built-in kind rather than a custom

@@ -1,4 +1,4 @@
-package mutation
+package mutationpatch
 
 import (
 	"bytes"
@@ -22,12 +22,18 @@ import (
 // doubling the document, would exhaust memory.
 const maxJSONPatchCopyBytes = 3 << 20
 
-// applyJSONPatch applies a JSON patch (RFC 6902, with the semantics of
+// JSONPatch applies a JSON patch (RFC 6902, with the semantics of
 // gopkg.in/evanphx/json-patch.v4 v4.13.0 that kube-apiserver uses) to the
-// JSON of object, then decodes the result as kube-apiserver's patcher does:
-// strictly into the Go type of a built-in kind (tk not nil), as unstructured
-// content otherwise.
-func applyJSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, tk *typedKinds) (map[string]any, error) {
+// JSON of object, of kind gvk, then decodes the result as kube-apiserver's
+// patcher does: strictly into the Go type of a built-in kind, as
+// unstructured content otherwise. A patch whose test operation fails leaves
+// the object unchanged: object itself is returned, with no error. object is
+// not modified.
+func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, builtin bool) (map[string]any, error) {
+	tk, err := builtinTypes()
+	if err != nil {
+		return nil, err
+	}
 	p, err := jsonpatch.DecodePatch(ops)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Patch: %w", err)
@@ -43,22 +49,61 @@ func applyJSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKi
 		}
 		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
-	if tk == nil {
+	if !builtin || !tk.isTyped(gvk) {
 		u := &unstructured.Unstructured{}
-		if _, _, err := builtinTypes().strict.Decode(patched, nil, u); err != nil {
+		if _, _, err := tk.strict.Decode(patched, nil, u); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 		return u.Object, nil
 	}
-	into, err := tk.scheme.New(gvk)
+	out, err := tk.decodeStrict(gvk, patched)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		// The error lists unknown fields in the document's order, which
+		// is the Go type's field order where kube-apiserver encoded the
+		// typed object: rebuild the document that way to say the same.
+		if doc, derr := tk.encode(gvk, object); derr == nil {
+			if patched, perr := applyBounded(p, doc); perr == nil {
+				if _, err2 := tk.decodeStrict(gvk, patched); err2 != nil {
+					err = err2
+				}
+			}
+		}
+		return nil, err
 	}
-	out, _, err := tk.strict.Decode(patched, nil, into)
-	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+	// dispatchOne converts the patcher's result to the admitted version,
+	// which sets its apiVersion and kind.
+	if out, err = tk.scheme.UnsafeConvertToVersion(out, gvk.GroupVersion()); err != nil {
+		return nil, err
 	}
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(out)
+}
+
+// decodeStrict is the JSON patcher's decoding of the patched document of a
+// built-in kind: strict, into the kind's Go type; its errors are
+// kube-apiserver's 500s.
+func (t *typedKinds) decodeStrict(gvk schema.GroupVersionKind, doc []byte) (runtime.Object, error) {
+	into, err := t.scheme.New(gvk)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	out, _, err := t.strict.Decode(doc, nil, into)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	return out, nil
+}
+
+// encode is the JSON of object as kube-apiserver encodes the typed object:
+// fields in the Go type's order.
+func (t *typedKinds) encode(gvk schema.GroupVersionKind, object map[string]any) ([]byte, error) {
+	obj, err := t.scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(runtime.DeepCopyJSON(object), obj); err != nil {
+		return nil, err
+	}
+	return json.Marshal(obj)
 }
 
 // applyBounded applies p to doc as p.Apply does, with copy operations

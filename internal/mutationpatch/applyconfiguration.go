@@ -1,4 +1,4 @@
-package mutation
+package mutationpatch
 
 import (
 	"fmt"
@@ -11,11 +11,17 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
-// applyConfiguration merges an ApplyConfiguration into object as
-// kube-apiserver's patch.ApplyStructuredMergeDiff does, then, for a built-in
-// kind (tk not nil), converts the result through the kind's Go type as its
-// dispatcher does.
-func applyConfiguration(ac map[string]any, object map[string]any, gvk schema.GroupVersionKind, s *Schema, tk *typedKinds) (map[string]any, error) {
+// Typer types unstructured content with a kind's schema (mutation.Schema).
+type Typer interface {
+	FromUnstructured(obj map[string]any, opts ...typed.ValidationOptions) (*typed.TypedValue, error)
+}
+
+// ApplyConfiguration merges an ApplyConfiguration into object, of kind gvk,
+// as kube-apiserver's patch.ApplyStructuredMergeDiff does with the kind's
+// schema s; then, for a built-in kind, it converts the result through the
+// kind's Go type as kube-apiserver's dispatcher does. ac and object are not
+// modified; the result may share unchanged content with object.
+func ApplyConfiguration(ac, object map[string]any, gvk schema.GroupVersionKind, s Typer, builtin bool) (map[string]any, error) {
 	// The patch's apiVersion and kind are forced to the object's; the
 	// caller's map is not modified.
 	p := make(map[string]any, len(ac)+2)
@@ -32,7 +38,14 @@ func applyConfiguration(ac map[string]any, object map[string]any, gvk schema.Gro
 	if err != nil {
 		return nil, fmt.Errorf("error applying patch: %w", err)
 	}
-	if tk == nil {
+	if !builtin {
+		return merged, nil
+	}
+	tk, err := builtinTypes()
+	if err != nil {
+		return nil, err
+	}
+	if !tk.isTyped(gvk) {
 		return merged, nil
 	}
 	return tk.roundTrip(gvk, merged)
@@ -41,12 +54,12 @@ func applyConfiguration(ac map[string]any, object map[string]any, gvk schema.Gro
 // mergeApplyConfiguration is patch.ApplyStructuredMergeDiff's work: the
 // patch typed strictly, checked for atomics, merged into the live object
 // typed with duplicates allowed.
-func mergeApplyConfiguration(p, object map[string]any, s *Schema) (map[string]any, error) {
+func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any, error) {
 	pt, err := s.FromUnstructured(p)
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}
-	if atomics := findAtomics(s, pt.TypeRef(), p, nil, nil); len(atomics) > 0 {
+	if atomics := findAtomics(pt.Schema(), pt.TypeRef(), p, nil, nil); len(atomics) > 0 {
 		return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %s", strings.Join(atomics, ", "))
 	}
 	lt, err := s.FromUnstructured(object, typed.AllowDuplicates)
@@ -70,8 +83,8 @@ func mergeApplyConfiguration(p, object map[string]any, s *Schema) (map[string]an
 // written as structured-merge-diff writes them (".spec.selector",
 // ".spec.containers[0].args"). kube-apiserver lists the fields of a map in
 // Go's random map order; they are sorted here.
-func findAtomics(s *Schema, tr smdschema.TypeRef, v any, path []byte, atomics []string) []string {
-	a, ok := s.pt.Schema.Resolve(tr)
+func findAtomics(s *smdschema.Schema, tr smdschema.TypeRef, v any, path []byte, atomics []string) []string {
+	a, ok := s.Resolve(tr)
 	if !ok {
 		return atomics
 	}

@@ -1,4 +1,4 @@
-package mutation
+package mutationpatch
 
 import (
 	"fmt"
@@ -82,7 +82,7 @@ type typedKinds struct {
 // builtinTypes returns the scheme of every built-in kind of k8s.io/api
 // v0.37.2, the Go types kube-apiserver admits, built once: the built-in
 // group versions client-go's scheme registers.
-var builtinTypes = sync.OnceValue(func() *typedKinds {
+var builtinTypes = sync.OnceValues(func() (*typedKinds, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
 		admissionregistrationv1.AddToScheme,
@@ -142,13 +142,13 @@ var builtinTypes = sync.OnceValue(func() *typedKinds {
 		storagemigrationv1beta1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
-			panic(fmt.Sprintf("registering the built-in types: %v", err)) // cannot happen: k8s.io/api's registrations are static
+			return nil, fmt.Errorf("registering the built-in types: %w", err)
 		}
 	}
 	return &typedKinds{
 		scheme: s,
 		strict: json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{Strict: true}),
-	}
+	}, nil
 })
 
 // isTyped tells whether objects of gvk are held as a Go type.
