@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -224,6 +225,23 @@ var jsonPatches = map[schema.GroupVersionKind][]string{
 		`[{"op":"copy","from":"/spec","path":"/status"},{"op":"copy","from":"/status","path":"/spec/s"}]`,
 	},
 	applyGadgetGVK: {`[{"op":"test","path":"/kind","value":"Gadget"}]`},
+}
+
+// copyBomb is a JSON patch whose copy operations double a value again and
+// again: kube-apiserver stops it at 3 MiB of copies.
+func copyBomb(from string, n int) string {
+	var b strings.Builder
+	b.WriteString(`[{"op":"add","path":"` + from + `","value":{"s":"` + strings.Repeat("x", 100) + `","n":[1,2.50,"<&>"]}}`)
+	for i := range n {
+		fmt.Fprintf(&b, `,{"op":"copy","from":"%s","path":"%s/c%d"}`, from, from, i)
+	}
+	b.WriteString("]")
+	return b.String()
+}
+
+func init() {
+	jsonPatches[applyWidgetGVK] = append(jsonPatches[applyWidgetGVK], copyBomb("/spec/extra/bomb", 20), copyBomb("/spec/extra/bomb", 13))
+	jsonPatches[applyPodGVK] = append(jsonPatches[applyPodGVK], copyBomb("/metadata/annotations", 20), copyBomb("/spec/overhead", 1))
 }
 
 // applyCorpus is every patch of a kind applied to every object of the kind.
