@@ -190,6 +190,12 @@ var jsonPatches = map[schema.GroupVersionKind][]string{
 		`[{"op":"add","path":"/metadata/creationTimestamp","value":"2024-01-01T00:00:00.5Z"}]`,
 		`[{"op":"add","path":"/metadata/labels","value":{"a":"b","a":"c"}}]`,
 		`[{"op":"add","path":"/spec/containers/0/ports/0/containerPort","value":1e2}]`,
+		`[{"op":"replace","path":""}]`,
+		`[{"op":"replace","path":"","value":null},{"op":"add","path":"/a","value":1}]`,
+		`[{"op":"replace","path":"","value":null}]`,
+		`[{"op":"replace","path":"","value":[1]}]`,
+		`[{"op":"replace","path":"","value":"s"}]`,
+		`[{"op":"replace","path":"","value":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"new"}}}]`,
 	},
 	applyDeploymentGVK: {
 		`[{"op":"replace","path":"/spec/replicas","value":5}]`,

@@ -47,6 +47,10 @@ func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, b
 		if errors.Is(err, jsonpatch.ErrTestFailed) {
 			return object, nil
 		}
+		var pe *panicError
+		if errors.As(err, &pe) {
+			return nil, pe.StatusError
+		}
 		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
 	if !builtin || !tk.isTyped(gvk) {
@@ -121,12 +125,12 @@ func applyBounded(p jsonpatch.Patch, doc []byte) ([]byte, error) {
 		}
 		var err error
 		if i > start {
-			if doc, err = p[start:i].Apply(doc); err != nil {
+			if doc, err = apply(p[start:i], doc); err != nil {
 				return nil, err
 			}
 		}
 		sz := copySize(doc, op)
-		if doc, err = p[i : i+1].Apply(doc); err != nil {
+		if doc, err = apply(p[i:i+1], doc); err != nil {
 			return nil, err
 		}
 		copied += sz
@@ -136,13 +140,35 @@ func applyBounded(p jsonpatch.Patch, doc []byte) ([]byte, error) {
 		start = i + 1
 	}
 	if start == 0 {
-		return p.Apply(doc)
+		return apply(p, doc)
 	}
 	if start < len(p) {
-		return p[start:].Apply(doc)
+		return apply(p[start:], doc)
 	}
 	return doc, nil
 }
+
+// apply is p.Apply(doc), with json-patch's panics made errors: v4.13.0
+// dereferences a nil value for a replace of the whole document ("path": "")
+// without a value, and writes to a nil map after the whole document is
+// replaced by null. In kube-apiserver the panic fails the request with a 500
+// ("This request caused apiserver to panic"); here it is a 500 StatusError,
+// which the dispatcher reports as kube-apiserver's 500s are, whatever the
+// failure policy.
+func apply(p jsonpatch.Patch, doc []byte) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, &panicError{apierrors.NewInternalError(fmt.Errorf("JSON Patch: json-patch panicked: %v", r))}
+		}
+	}()
+	return p.Apply(doc)
+}
+
+// panicError is the error of a patch that made json-patch panic: returned
+// as it is, not wrapped as json-patch's errors are.
+type panicError struct{ *apierrors.StatusError }
+
+func (e *panicError) Unwrap() error { return e.StatusError }
 
 // copySize is the size json-patch counts for a copy operation on doc: the
 // length of the compact JSON of the value at its from path, found as
