@@ -61,7 +61,7 @@
 // quantities and times canonically; a JSON patch's result is decoded
 // strictly into the Go type, and a failure is kube-apiserver's 500
 // ("Internal error occurred: strict decoding error: unknown field
-// "spec.bogus"")). Custom resources stay unstructured. A kind without a
+// "spec.bogus""). Custom resources stay unstructured. A kind without a
 // schema is kube-apiserver's 503 ("Resource kind example.com/v1,
 // Kind=Gadget not found. ..."), for JSON patches too.
 //
