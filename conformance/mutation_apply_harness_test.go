@@ -120,7 +120,14 @@ func sameApplyError(kube, ours string) bool {
 	k, kok := strings.CutPrefix(kube, atomicsMessage)
 	o, ook := strings.CutPrefix(ours, atomicsMessage)
 	if !kok || !ook {
-		return kube == ours
+		if kube == ours {
+			return true
+		}
+		// structured-merge-diff lists several errors in map order.
+		kl, ol := strings.Split(kube, "\n"), strings.Split(ours, "\n")
+		slices.Sort(kl)
+		slices.Sort(ol)
+		return len(kl) > 1 && slices.Equal(kl, ol)
 	}
 	kp, op := strings.Split(k, ", "), strings.Split(o, ", ")
 	slices.Sort(kp)
