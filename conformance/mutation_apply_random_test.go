@@ -182,4 +182,3 @@ func randomJSONPatch(rng *rand.Rand, obj, src map[string]any) []byte {
 	}
 	return b
 }
-
