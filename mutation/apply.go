@@ -43,3 +43,14 @@ func (s *Schemas) isBuiltIn(gvk schema.GroupVersionKind) bool {
 	defer s.mu.RUnlock()
 	return s.crd[gvk] == nil
 }
+
+// normalizeObject returns object, unstructured content of kind gvk, as
+// kube-apiserver holds it before the first mutation: an object of a
+// built-in kind is held as its Go type, so what CEL sees (and what a JSON
+// patch applies to) is the object converted to the Go type and back, with
+// empty omitempty fields dropped, struct fields without omitempty added,
+// quantities and times canonical. Custom resources are returned as they
+// are. object is not modified.
+func normalizeObject(object map[string]any, gvk schema.GroupVersionKind, schemas *Schemas) (map[string]any, error) {
+	return mutationpatch.Normalize(object, gvk, schemas.isBuiltIn(gvk))
+}

@@ -134,3 +134,22 @@ func TestApplyPatch(t *testing.T) {
 		})
 	}
 }
+
+func TestNormalizeObject(t *testing.T) {
+	schemas := testSchemas(t)
+	in := jsonObj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","labels":{}},
+	 "spec":{"replicas":1,"template":{"spec":{"initContainers":[],"containers":[{"name":"c","resources":{"limits":{"cpu":"1000m"}}}]}}}}`)
+	got, err := normalizeObject(in, deploymentGVK, schemas)
+	require.NoError(t, err)
+	assert.Equal(t, jsonObj(t, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},
+	 "spec":{"replicas":1,"selector":null,"strategy":{},"template":{"metadata":{},"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"1"}}}]}}},"status":{}}`), got)
+	assert.Contains(t, in["metadata"], "labels", "the object is not modified")
+
+	_, err = normalizeObject(jsonObj(t, `{"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":"x"}}`), deploymentGVK, schemas)
+	require.Error(t, err)
+
+	w := jsonObj(t, testWidget)
+	got, err = normalizeObject(w, widgetGVK, schemas)
+	require.NoError(t, err)
+	assert.Equal(t, w, got)
+}

@@ -104,7 +104,7 @@ func (t *typedKinds) encode(gvk schema.GroupVersionKind, object map[string]any) 
 	if err != nil {
 		return nil, err
 	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(runtime.DeepCopyJSON(object), obj); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(object, obj); err != nil {
 		return nil, err
 	}
 	return json.Marshal(obj)

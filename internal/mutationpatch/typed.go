@@ -171,3 +171,20 @@ func (t *typedKinds) roundTrip(gvk schema.GroupVersionKind, obj map[string]any) 
 	typed.GetObjectKind().SetGroupVersionKind(gvk)
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
 }
+
+// Normalize returns object, unstructured content of kind gvk, as
+// kube-apiserver holds it: for a built-in kind, converted to its Go type and
+// back (what its CEL sees as object); otherwise object itself.
+func Normalize(object map[string]any, gvk schema.GroupVersionKind, builtin bool) (map[string]any, error) {
+	if !builtin {
+		return object, nil
+	}
+	tk, err := builtinTypes()
+	if err != nil {
+		return nil, err
+	}
+	if !tk.isTyped(gvk) {
+		return object, nil
+	}
+	return tk.roundTrip(gvk, object)
+}
