@@ -114,8 +114,8 @@ func sameApplyOutcome(a, b applyOutcome) bool {
 const atomicsMessage = "error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: "
 
 // sameApplyError compares error texts; kube-apiserver lists the atomic
-// fields of one map in Go's random map order, gatehouse sorts them, so
-// those lists are compared as sets.
+// fields of one map in Go's random map order, gatehouse in the order of the
+// sorted field names, so those lists are compared as sets.
 func sameApplyError(kube, ours string) bool {
 	k, kok := strings.CutPrefix(kube, atomicsMessage)
 	o, ook := strings.CutPrefix(ours, atomicsMessage)
@@ -131,6 +131,7 @@ func sameApplyError(kube, ours string) bool {
 	}
 	kp, op := strings.Split(k, ", "), strings.Split(o, ", ")
 	slices.Sort(kp)
+	slices.Sort(op)
 	return slices.Equal(kp, op)
 }
 

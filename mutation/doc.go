@@ -74,7 +74,7 @@
 //
 // When an ApplyConfiguration sets several atomic fields of one map,
 // kube-apiserver lists their paths in Go's random map order; here they are
-// sorted (the set is the same).
+// in the order of the sorted field names (the set is the same).
 //
 // json-patch v4.13.0 panics on a replace of the whole document ("path": "")
 // without a value, and on writes after the document is replaced by null;

@@ -82,7 +82,7 @@ func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any,
 // fields and list items, as kube-apiserver's validatePatch does. Paths are
 // written as structured-merge-diff writes them (".spec.selector",
 // ".spec.containers[0].args"). kube-apiserver lists the fields of a map in
-// Go's random map order; they are sorted here.
+// Go's random map order; here they are visited in sorted order.
 func findAtomics(s *smdschema.Schema, tr smdschema.TypeRef, v any, path []byte, atomics []string) []string {
 	a, ok := s.Resolve(tr)
 	if !ok {
