@@ -153,3 +153,23 @@ func TestNormalizeObject(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, w, got)
 }
+
+// TestApplyPatchNativeValues applies ApplyConfigurations holding Go values
+// other than JSON's: they are typed, checked for atomics and merged as
+// structured-merge-diff sees them.
+func TestApplyPatchNativeValues(t *testing.T) {
+	schemas := testSchemas(t)
+	object := jsonObj(t, testDeployment)
+	_, err := applyPatch(patch{applyConfiguration: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"containers": []any{map[string]any{"name": "c", "args": []string{"z"}}}}}}}}, object, deploymentGVK, schemas)
+	require.EqualError(t, err, `error applying patch: failed to convert patch object to typed object: .spec.template.spec.containers[name="c"].args: expected list, got &{[z]}`)
+
+	_, err = applyPatch(patch{applyConfiguration: map[string]any{"spec": map[string]any{"template": map[string]any{"spec": map[any]any{
+		"nodeSelector": map[any]any{"a": "b"}}}}}}, object, deploymentGVK, schemas)
+	require.EqualError(t, err, "error applying patch: invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: .spec.template.spec.nodeSelector")
+
+	out, err := applyPatch(patch{applyConfiguration: map[string]any{"metadata": map[any]any{"labels": map[any]any{"b": "c"}}, "spec": map[string]any{"replicas": int32(4)}}}, object, deploymentGVK, schemas)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]any{"b": "c"}, out["metadata"].(map[string]any)["labels"])
+	assert.Equal(t, int64(4), out["spec"].(map[string]any)["replicas"])
+}

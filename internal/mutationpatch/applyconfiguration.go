@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // Typer types unstructured content with a kind's schema (mutation.Schema).
@@ -59,7 +60,7 @@ func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any,
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}
-	if atomics := findAtomics(pt.Schema(), pt.TypeRef(), p, nil, nil); len(atomics) > 0 {
+	if atomics := findAtomics(pt.Schema(), pt.TypeRef(), pt.AsValue(), nil, nil); len(atomics) > 0 {
 		return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %s", strings.Join(atomics, ", "))
 	}
 	lt, err := s.FromUnstructured(object, typed.AllowDuplicates)
@@ -81,42 +82,42 @@ func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any,
 // map or list the schema declares atomic, walking only declared struct
 // fields and list items, as kube-apiserver's validatePatch does. Paths are
 // written as structured-merge-diff writes them (".spec.selector",
-// ".spec.containers[0].args"). kube-apiserver lists the fields of a map in
+// ".spec.containers[0].args"). v is the patch as structured-merge-diff sees
+// it, whatever Go types hold it. kube-apiserver lists the fields of a map in
 // Go's random map order; here they are visited in sorted order.
-func findAtomics(s *smdschema.Schema, tr smdschema.TypeRef, v any, path []byte, atomics []string) []string {
+func findAtomics(s *smdschema.Schema, tr smdschema.TypeRef, v value.Value, path []byte, atomics []string) []string {
 	a, ok := s.Resolve(tr)
 	if !ok {
 		return atomics
 	}
-	switch v := v.(type) {
-	case map[string]any:
-		if a.Map == nil {
-			return atomics
-		}
+	if v.IsMap() && a.Map != nil {
 		if a.Map.ElementRelationship == smdschema.Atomic {
 			atomics = append(atomics, string(path))
 		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
+		// The values Iterate passes are only valid during the call.
+		m := v.AsMap()
+		var names []string
+		m.Iterate(func(k string, _ value.Value) bool {
 			if _, ok := a.Map.FindField(k); ok {
-				keys = append(keys, k)
+				names = append(names, k)
 			}
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+			return true
+		})
+		slices.Sort(names)
+		for _, k := range names {
 			f, _ := a.Map.FindField(k)
-			atomics = findAtomics(s, f.Type, v[k], append(append(path, '.'), k...), atomics)
+			fv, _ := m.Get(k)
+			atomics = findAtomics(s, f.Type, fv, append(append(path, '.'), k...), atomics)
 		}
-	case []any:
-		if a.List == nil {
-			return atomics
-		}
+	}
+	if v.IsList() && a.List != nil {
 		if a.List.ElementRelationship == smdschema.Atomic {
 			atomics = append(atomics, string(path))
 		}
-		for i, e := range v {
+		l := v.AsList()
+		for i := range l.Length() {
 			p := append(append(path, '['), strconv.Itoa(i)...)
-			atomics = findAtomics(s, a.List.ElementType, e, append(p, ']'), atomics)
+			atomics = findAtomics(s, a.List.ElementType, l.At(i), append(p, ']'), atomics)
 		}
 	}
 	return atomics
