@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -299,7 +300,7 @@ func TestMutationApplyCorpusMatchesKube(t *testing.T) {
 // verbose.
 func compareApply(t *testing.T, w *applyWorld, cases []applyCase, verbose bool) {
 	t.Helper()
-	errs, diffs := 0, 0
+	errs, diffs, varying := 0, 0, 0
 	for _, c := range cases {
 		kube, ours := w.kube(c), w.gatehouse(c)
 		if kube.err != "" {
@@ -308,10 +309,19 @@ func compareApply(t *testing.T, w *applyWorld, cases []applyCase, verbose bool) 
 		if verbose {
 			t.Logf("%s: %s", c.name, kube)
 		}
-		if !sameApplyOutcome(kube, ours) {
-			diffs++
-			t.Errorf("%s: differs\n kube:      %s\n gatehouse: %s", c.name, kube, ours)
+		if sameApplyOutcome(kube, ours) {
+			continue
 		}
+		// structured-merge-diff walks maps in Go's random order and,
+		// for an invalid object, reports the errors it meets on the
+		// way, so kube-apiserver's own error varies from run to run:
+		// gatehouse's must be one of kube-apiserver's.
+		if slices.ContainsFunc(make([]int, 50), func(int) bool { return sameApplyOutcome(w.kube(c), ours) }) {
+			varying++
+			continue
+		}
+		diffs++
+		t.Errorf("%s: differs\n kube:      %s\n gatehouse: %s", c.name, kube, ours)
 	}
-	t.Logf("%d cases (%d errors), %d differences", len(cases), errs, diffs)
+	t.Logf("%d cases (%d errors), %d differences; %d where kube-apiserver's own error varies between runs", len(cases), errs, diffs, varying)
 }

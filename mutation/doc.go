@@ -74,7 +74,10 @@
 //
 // When an ApplyConfiguration sets several atomic fields of one map,
 // kube-apiserver lists their paths in Go's random map order; here they are
-// in the order of the sorted field names (the set is the same).
+// in the order of the sorted field names (the set is the same). An object
+// or patch with several schema errors is reported, as by kube-apiserver, with
+// the errors structured-merge-diff meets walking its maps in random order, so
+// the list can vary between runs, in both.
 //
 // json-patch v4.13.0 panics on a replace of the whole document ("path": "")
 // without a value, and on writes after the document is replaced by null;
