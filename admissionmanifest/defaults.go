@@ -4,6 +4,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
 )
 
 // The v1 defaults of kube-apiserver (kubernetes/kubernetes
@@ -47,7 +49,7 @@ func SetDefaultsValidatingAdmissionPolicy(p *admissionregistrationv1.ValidatingA
 	if p.Spec.FailurePolicy == nil {
 		p.Spec.FailurePolicy = ptrTo(admissionregistrationv1.Fail)
 	}
-	defaultMatchResources(p.Spec.MatchConstraints)
+	admissionvalidation.DefaultMatchResources(p.Spec.MatchConstraints)
 }
 
 // SetDefaultsValidatingAdmissionPolicyBinding sets, if matchResources is set,
@@ -55,7 +57,7 @@ func SetDefaultsValidatingAdmissionPolicy(p *admissionregistrationv1.ValidatingA
 // scope "*" of every resource rule and exclude rule. Nothing else has a
 // default: not validationActions, not paramRef.parameterNotFoundAction.
 func SetDefaultsValidatingAdmissionPolicyBinding(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) {
-	defaultMatchResources(b.Spec.MatchResources)
+	admissionvalidation.DefaultMatchResources(b.Spec.MatchResources)
 }
 
 // SetDefaultsMutatingAdmissionPolicy sets failurePolicy Fail and, if
@@ -65,13 +67,13 @@ func SetDefaultsMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmis
 	if p.Spec.FailurePolicy == nil {
 		p.Spec.FailurePolicy = ptrTo(admissionregistrationv1.Fail)
 	}
-	defaultMatchResources(p.Spec.MatchConstraints)
+	admissionvalidation.DefaultMatchResources(p.Spec.MatchConstraints)
 }
 
 // SetDefaultsMutatingAdmissionPolicyBinding sets the defaults of
 // SetDefaultsValidatingAdmissionPolicyBinding.
 func SetDefaultsMutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
-	defaultMatchResources(b.Spec.MatchResources)
+	admissionvalidation.DefaultMatchResources(b.Spec.MatchResources)
 }
 
 // SetDefaults sets the v1 defaults of an admissionregistration.k8s.io/v1
@@ -148,34 +150,7 @@ func defaultClientConfig(cc *admissionregistrationv1.WebhookClientConfig) {
 
 func defaultRulesWithOperations(rules []admissionregistrationv1.RuleWithOperations) {
 	for i := range rules {
-		defaultRule(&rules[i].Rule)
-	}
-}
-
-func defaultRule(r *admissionregistrationv1.Rule) {
-	if r.Scope == nil {
-		r.Scope = ptrTo(admissionregistrationv1.AllScopes)
-	}
-}
-
-func defaultMatchResources(m *admissionregistrationv1.MatchResources) {
-	if m == nil {
-		return
-	}
-	if m.MatchPolicy == nil {
-		m.MatchPolicy = ptrTo(admissionregistrationv1.Equivalent)
-	}
-	if m.NamespaceSelector == nil {
-		m.NamespaceSelector = &metav1.LabelSelector{}
-	}
-	if m.ObjectSelector == nil {
-		m.ObjectSelector = &metav1.LabelSelector{}
-	}
-	for i := range m.ResourceRules {
-		defaultRule(&m.ResourceRules[i].Rule)
-	}
-	for i := range m.ExcludeResourceRules {
-		defaultRule(&m.ExcludeResourceRules[i].Rule)
+		admissionvalidation.DefaultRule(&rules[i].Rule)
 	}
 }
 

@@ -77,22 +77,28 @@ func (l *loader) defaultAndValidateValidatingAdmissionPolicyBinding(b *admission
 	return nil
 }
 
-// defaultAndValidateMutatingAdmissionPolicy applies the v1 defaults only.
-// TODO(issue 11): the REST validation of MutatingAdmissionPolicy belongs to
-// package mutation, which does not exist yet; until it does, a
-// MutatingAdmissionPolicy directory gets the loader's own checks (strict
-// decoding, names, paramKind, bindings) and no REST validation of its spec
-// (TestMutatingPolicyChecksToday shows what is checked).
 func (l *loader) defaultAndValidateMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
 	SetDefaultsMutatingAdmissionPolicy(p)
+	v, err := l.restValidator()
+	if err != nil {
+		return err
+	}
+	if errs, _ := v.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicy %q: %w", p.Name, errs.ToAggregate())
+	}
 	p.TypeMeta = metav1.TypeMeta{}
 	return nil
 }
 
-// defaultAndValidateMutatingAdmissionPolicyBinding applies the v1 defaults
-// only; see defaultAndValidateMutatingAdmissionPolicy.
 func (l *loader) defaultAndValidateMutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
 	SetDefaultsMutatingAdmissionPolicyBinding(b)
+	v, err := l.restValidator()
+	if err != nil {
+		return err
+	}
+	if errs, _ := v.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
+		return fmt.Errorf("MutatingAdmissionPolicyBinding %q: %w", b.Name, errs.ToAggregate())
+	}
 	b.TypeMeta = metav1.TypeMeta{}
 	return nil
 }

@@ -4,10 +4,10 @@ import (
 	"errors"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
 )
 
 // ValidateValidatingAdmissionPolicyBinding validates a
@@ -33,42 +33,10 @@ func (v *Validator) ValidateValidatingAdmissionPolicyBinding(obj, old *admission
 			errs = append(errs, field.Invalid(path.Child("policyName"), spec.PolicyName, msg))
 		}
 	}
-	errs = append(errs, validateParamRef(spec.ParamRef, path.Child("paramRef"))...)
-	errs = append(errs, validateMatchResources(spec.MatchResources, path.Child("matchResources"))...)
+	errs = append(errs, admissionvalidation.ParamRef(spec.ParamRef, path.Child("paramRef"))...)
+	errs = append(errs, admissionvalidation.MatchResources(spec.MatchResources, path.Child("matchResources"))...)
 	errs = append(errs, validateValidationActions(spec.ValidationActions, path.Child("validationActions"))...)
 	return v.staticName(obj.Name, errs, old != nil)
-}
-
-func validateParamRef(pr *admissionregistrationv1.ParamRef, path *field.Path) field.ErrorList {
-	if pr == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	const exclusive = "name and selector are mutually exclusive"
-	if pr.Name != "" {
-		for _, msg := range content.IsPathSegmentName(pr.Name) {
-			errs = append(errs, field.Invalid(path.Child("name"), pr.Name, msg))
-		}
-		if pr.Selector != nil {
-			errs = append(errs, field.Forbidden(path.Child("name"), exclusive))
-		}
-	}
-	if pr.Selector != nil {
-		errs = append(errs, metav1validation.ValidateLabelSelector(pr.Selector, metav1validation.LabelSelectorValidationOptions{}, path.Child("selector"))...)
-		if pr.Name != "" {
-			errs = append(errs, field.Forbidden(path.Child("selector"), exclusive))
-		}
-	}
-	if pr.Name == "" && pr.Selector == nil {
-		errs = append(errs, field.Required(path, "one of name or selector must be specified"))
-	}
-	if pr.ParameterNotFoundAction == nil || *pr.ParameterNotFoundAction == "" {
-		errs = append(errs, field.Required(path.Child("parameterNotFoundAction"), ""))
-	} else if a := *pr.ParameterNotFoundAction; a != admissionregistrationv1.DenyAction && a != admissionregistrationv1.AllowAction {
-		// kube-apiserver lists Deny first, and prints the pointer's value.
-		errs = append(errs, field.NotSupported(path.Child("parameterNotFoundAction"), pr.ParameterNotFoundAction, []admissionregistrationv1.ParameterNotFoundActionType{admissionregistrationv1.DenyAction, admissionregistrationv1.AllowAction}))
-	}
-	return errs
 }
 
 // validationActions are the actions of a binding, sorted.

@@ -8,13 +8,12 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/api/validate/content"
 	genericvalidation "k8s.io/apimachinery/pkg/api/validation"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -92,17 +91,17 @@ func (v *Validator) validatePolicySpec(meta *metav1.ObjectMeta, spec *admissionr
 	var errs field.ErrorList
 	if spec.FailurePolicy == nil {
 		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
-	} else if !oneOf(*spec.FailurePolicy, failurePolicies) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, failurePolicies))
+	} else if !oneOf(*spec.FailurePolicy, admissionvalidation.FailurePolicies) {
+		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, admissionvalidation.FailurePolicies))
 	}
 	hasParams := spec.ParamKind != nil
 	if hasParams {
-		errs = append(errs, validateParamKind(spec.ParamKind, path.Child("paramKind"))...)
+		errs = append(errs, admissionvalidation.ParamKind(spec.ParamKind, path.Child("paramKind"))...)
 	}
 	if spec.MatchConstraints == nil {
 		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
 	} else {
-		errs = append(errs, validateMatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
+		errs = append(errs, admissionvalidation.MatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
 		if len(spec.MatchConstraints.ResourceRules) == 0 {
 			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
 		}
@@ -154,108 +153,6 @@ func internalAuditAnnotations(as []admissionregistrationv1.AuditAnnotation) []in
 	return out
 }
 
-func validateParamKind(pk *admissionregistrationv1.ParamKind, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	versionPath := path.Child("apiVersion")
-	if pk.APIVersion == "" {
-		errs = append(errs, field.Required(versionPath, ""))
-	} else if group, version, err := parseGroupVersion(pk.APIVersion); err != nil {
-		errs = append(errs, field.Invalid(versionPath, pk.APIVersion, err.Error()))
-	} else {
-		if group != "" {
-			if msgs := utilvalidation.IsDNS1123Subdomain(group); len(msgs) > 0 {
-				errs = append(errs, field.Invalid(versionPath, group, strings.Join(msgs, ",")))
-			}
-		}
-		if version == "" {
-			errs = append(errs, field.Invalid(versionPath, pk.APIVersion, "version must be specified"))
-		} else if msgs := utilvalidation.IsDNS1035Label(version); len(msgs) > 0 {
-			errs = append(errs, field.Invalid(versionPath, version, strings.Join(msgs, ",")))
-		}
-	}
-	if pk.Kind == "" {
-		errs = append(errs, field.Required(path.Child("kind"), ""))
-	} else if msgs := utilvalidation.IsDNS1035Label(strings.ToLower(pk.Kind)); len(msgs) > 0 {
-		errs = append(errs, field.Invalid(path.Child("kind"), pk.Kind, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
-	}
-	return errs
-}
-
-// parseGroupVersion splits "group/version" as kube-apiserver's paramKind
-// validation does: "" and "/" are empty, no slash is a version, two or more
-// slashes are an error.
-func parseGroupVersion(gv string) (group, version string, err error) {
-	if gv == "" || gv == "/" {
-		return "", "", nil
-	}
-	switch strings.Count(gv, "/") {
-	case 0:
-		return "", gv, nil
-	case 1:
-		group, version, _ = strings.Cut(gv, "/")
-		return group, version, nil
-	}
-	return "", "", fmt.Errorf("unexpected GroupVersion string: %v", gv)
-}
-
-// validateMatchResources validates the matchConstraints of a policy or the
-// matchResources of a binding. The selectors are validated strictly: these
-// types came after kube-apiserver stopped accepting invalid label values.
-func validateMatchResources(m *admissionregistrationv1.MatchResources, path *field.Path) field.ErrorList {
-	if m == nil {
-		return nil
-	}
-	var errs field.ErrorList
-	if m.MatchPolicy == nil {
-		errs = append(errs, field.Required(path.Child("matchPolicy"), ""))
-	} else if !oneOf(*m.MatchPolicy, matchPolicies) {
-		errs = append(errs, field.NotSupported(path.Child("matchPolicy"), *m.MatchPolicy, matchPolicies))
-	}
-	strict := metav1validation.LabelSelectorValidationOptions{}
-	if m.NamespaceSelector == nil {
-		errs = append(errs, field.Required(path.Child("namespaceSelector"), ""))
-	} else {
-		errs = append(errs, metav1validation.ValidateLabelSelector(m.NamespaceSelector, strict, path.Child("namespaceSelector"))...)
-	}
-	if m.ObjectSelector == nil {
-		errs = append(errs, field.Required(path.Child("objectSelector"), ""))
-	} else {
-		errs = append(errs, metav1validation.ValidateLabelSelector(m.ObjectSelector, strict, path.Child("objectSelector"))...)
-	}
-	for i := range m.ResourceRules {
-		errs = append(errs, validateNamedRule(&m.ResourceRules[i], path.Child("resourceRules").Index(i))...)
-	}
-	for i := range m.ExcludeResourceRules {
-		errs = append(errs, validateNamedRule(&m.ExcludeResourceRules[i], path.Child("excludeResourceRules").Index(i))...)
-	}
-	return errs
-}
-
-func validateNamedRule(r *admissionregistrationv1.NamedRuleWithOperations, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	seen := map[string]bool{}
-	for i, name := range r.ResourceNames {
-		p := path.Child("resourceNames").Index(i)
-		for _, msg := range content.IsPathSegmentName(name) {
-			errs = append(errs, field.Invalid(p, name, msg))
-		}
-		if seen[name] {
-			errs = append(errs, field.Duplicate(p, name))
-		}
-		seen[name] = true
-	}
-	return append(errs, validateRuleWithOperations(&r.RuleWithOperations, path)...)
-}
-
-// celIdentifier is an identifier of CEL, less the reserved words.
-var celIdentifier = regexp.MustCompile(`^[_a-zA-Z][_a-zA-Z0-9]*$`)
-
-var celReserved = map[string]bool{
-	"true": true, "false": true, "null": true, "in": true, "as": true, "break": true, "const": true,
-	"continue": true, "else": true, "for": true, "function": true, "if": true, "import": true, "let": true,
-	"loop": true, "package": true, "namespace": true, "return": true, "var": true, "void": true, "while": true,
-}
-
 // validateVariable validates a variable and compiles it into pv. As in
 // kube-apiserver, a variable compiles in the environment of stored
 // expressions if its expression was one of the old policy's validation
@@ -264,7 +161,7 @@ func validateVariable(pv *matchcond.PolicyValidator, variable *admissionregistra
 	var errs field.ErrorList
 	if strings.TrimSpace(variable.Name) == "" {
 		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
-	} else if !celIdentifier.MatchString(variable.Name) || celReserved[variable.Name] {
+	} else if !admissionvalidation.IsCELIdentifier(variable.Name) {
 		errs = append(errs, field.Invalid(path.Child("name"), variable.Name, "must be a valid CEL identifier"))
 	}
 	if strings.TrimSpace(variable.Expression) == "" {

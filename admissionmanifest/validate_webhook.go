@@ -12,6 +12,7 @@ import (
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -193,13 +194,13 @@ func (v *Validator) validateWebhookConfiguration(meta *metav1.ObjectMeta, hooks,
 func (v *Validator) validateWebhook(h *webhook, opts *webhookOptions, path *field.Path) field.ErrorList {
 	errs := utilvalidation.IsFullyQualifiedName(path.Child("name"), h.name)
 	for i := range h.rules {
-		errs = append(errs, validateRuleWithOperations(&h.rules[i], path.Child("rules").Index(i))...)
+		errs = append(errs, admissionvalidation.RuleWithOperations(&h.rules[i], path.Child("rules").Index(i))...)
 	}
-	if h.failurePolicy != nil && !oneOf(*h.failurePolicy, failurePolicies) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *h.failurePolicy, failurePolicies))
+	if h.failurePolicy != nil && !oneOf(*h.failurePolicy, admissionvalidation.FailurePolicies) {
+		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *h.failurePolicy, admissionvalidation.FailurePolicies))
 	}
-	if h.matchPolicy != nil && !oneOf(*h.matchPolicy, matchPolicies) {
-		errs = append(errs, field.NotSupported(path.Child("matchPolicy"), *h.matchPolicy, matchPolicies))
+	if h.matchPolicy != nil && !oneOf(*h.matchPolicy, admissionvalidation.MatchPolicies) {
+		errs = append(errs, field.NotSupported(path.Child("matchPolicy"), *h.matchPolicy, admissionvalidation.MatchPolicies))
 	}
 	allowedSideEffects := allSideEffectClasses
 	if opts.requireNoSideEffects {
@@ -271,8 +272,6 @@ func validateAdmissionReviewVersions(versions []string, requireRecognized bool, 
 
 // The values that validation accepts, sorted as kube-apiserver lists them.
 var (
-	failurePolicies      = []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore}
-	matchPolicies        = []admissionregistrationv1.MatchPolicyType{admissionregistrationv1.Equivalent, admissionregistrationv1.Exact}
 	allSideEffectClasses = []admissionregistrationv1.SideEffectClass{admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.SideEffectClassNoneOnDryRun, admissionregistrationv1.SideEffectClassSome, admissionregistrationv1.SideEffectClassUnknown}
 	noSideEffectClasses  = []admissionregistrationv1.SideEffectClass{admissionregistrationv1.SideEffectClassNone, admissionregistrationv1.SideEffectClassNoneOnDryRun}
 	reinvocationPolicies = []admissionregistrationv1.ReinvocationPolicyType{admissionregistrationv1.IfNeededReinvocationPolicy, admissionregistrationv1.NeverReinvocationPolicy}

@@ -9,11 +9,19 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
+// JSONPatchMaxCopyBytes bounds the bytes that the copy operations of one JSON
+// Patch may add to the object: kube-apiserver's generic server sets json-patch
+// v4's process-wide limit to this value (its JSONPatchMaxCopyBytes) when it
+// starts. gatehouse does not touch that package's globals: it applies a patch
+// with copies in runs that end at each copy and counts the bytes as
+// json-patch does.
+const JSONPatchMaxCopyBytes = mutationpatch.MaxCopyBytes
+
 // applyPatch applies one mutation's patch to object, unstructured content of
 // kind gvk, and returns the object kube-apiserver holds afterwards, in
 // unstructured form: for a built-in kind the result has been through the
-// kind's Go type, as kube-apiserver's dispatcher converts it (see "Applying
-// patches" in the package documentation). object is not modified; the
+// kind's Go type, as kube-apiserver's dispatcher converts it (see
+// "Application" in the package documentation). object is not modified; the
 // result may share unchanged content with it.
 //
 // A kind without a schema is kube-apiserver's 503 StatusError, for JSON
@@ -24,24 +32,21 @@ import (
 func applyPatch(p patch, object map[string]any, gvk schema.GroupVersionKind, schemas *Schemas) (map[string]any, error) {
 	s, err := schemas.Lookup(gvk)
 	if errors.Is(err, ErrNoSchema) {
-		return nil, apierrors.NewServiceUnavailable(fmt.Sprintf("Resource kind %s not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.", gvk))
+		return nil, noSchemaError(gvk)
 	}
 	if err != nil {
 		return nil, err
 	}
-	builtin := schemas.isBuiltIn(gvk)
 	if p.jsonPatch != nil {
-		return mutationpatch.JSONPatch(p.jsonPatch, object, gvk, builtin)
+		return mutationpatch.JSONPatch(p.jsonPatch, object, gvk, s.typedKind)
 	}
-	return mutationpatch.ApplyConfiguration(p.applyConfiguration, object, gvk, s, builtin)
+	return mutationpatch.ApplyConfiguration(p.applyConfiguration, object, gvk, s, s.typedKind)
 }
 
-// isBuiltIn tells whether gvk is a built-in kind rather than a custom
-// resource.
-func (s *Schemas) isBuiltIn(gvk schema.GroupVersionKind) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return s.crd[gvk] == nil
+// noSchemaError is kube-apiserver's error for a kind its type converters do
+// not know.
+func noSchemaError(gvk schema.GroupVersionKind) error {
+	return apierrors.NewServiceUnavailable(fmt.Sprintf("Resource kind %s not found. There can be a delay between when CustomResourceDefinitions are created and when they are available.", gvk))
 }
 
 // normalizeObject returns object, unstructured content of kind gvk, as
@@ -49,8 +54,12 @@ func (s *Schemas) isBuiltIn(gvk schema.GroupVersionKind) bool {
 // built-in kind is held as its Go type, so what CEL sees (and what a JSON
 // patch applies to) is the object converted to the Go type and back, with
 // empty omitempty fields dropped, struct fields without omitempty added,
-// quantities and times canonical. Custom resources are returned as they
-// are. object is not modified.
+// quantities and times canonical. Custom resources and kinds without a
+// schema are returned as they are. object is not modified.
 func normalizeObject(object map[string]any, gvk schema.GroupVersionKind, schemas *Schemas) (map[string]any, error) {
-	return mutationpatch.Normalize(object, gvk, schemas.isBuiltIn(gvk))
+	s, err := schemas.Lookup(gvk)
+	if err != nil {
+		return object, nil
+	}
+	return mutationpatch.Normalize(object, gvk, s.typedKind)
 }

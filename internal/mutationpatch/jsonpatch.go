@@ -15,12 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// maxJSONPatchCopyBytes bounds the bytes a JSON patch's copy operations may
+// MaxCopyBytes bounds the bytes a JSON patch's copy operations may
 // add to a document, as kube-apiserver's generic server bounds them
 // (JSONPatchMaxCopyBytes, 3 MiB, which it sets as json-patch's
 // AccumulatedCopySizeLimit). Without it a few dozen copy operations, each
 // doubling the document, would exhaust memory.
-const maxJSONPatchCopyBytes = 3 << 20
+const MaxCopyBytes = 3 << 20
 
 // JSONPatch applies a JSON patch (RFC 6902, with the semantics of
 // gopkg.in/evanphx/json-patch.v4 v4.13.0 that kube-apiserver uses) to the
@@ -92,10 +92,19 @@ func (t *typedKinds) decodeStrict(gvk schema.GroupVersionKind, doc []byte) (runt
 	}
 	out, _, err := t.strict.Decode(doc, nil, into)
 	if err != nil {
+		if runtime.IsNotRegisteredError(err) {
+			// The error names the scheme: kube-apiserver's is its
+			// legacyscheme.
+			err = errors.New(strings.Replace(err.Error(), fmt.Sprintf("in scheme %q", t.scheme.Name()), fmt.Sprintf("in scheme %q", kubeSchemeName), 1))
+		}
 		return nil, apierrors.NewInternalError(err)
 	}
 	return out, nil
 }
+
+// kubeSchemeName is the name of kube-apiserver's scheme (legacyscheme) in
+// its errors.
+const kubeSchemeName = "pkg/api/legacyscheme/scheme.go:30"
 
 // encode is the JSON of object as kube-apiserver encodes the typed object:
 // fields in the Go type's order.
@@ -111,7 +120,7 @@ func (t *typedKinds) encode(gvk schema.GroupVersionKind, object map[string]any) 
 }
 
 // applyBounded applies p to doc as p.Apply does, with copy operations
-// bounded to maxJSONPatchCopyBytes in all, as kube-apiserver bounds them.
+// bounded to MaxCopyBytes in all, as kube-apiserver bounds them.
 // json-patch's own bound is a package variable, which a library must not
 // set; so a patch with copy operations is applied in runs that end at each
 // copy, and the size each copy adds is measured as json-patch measures it
@@ -134,8 +143,8 @@ func applyBounded(p jsonpatch.Patch, doc []byte) ([]byte, error) {
 			return nil, err
 		}
 		copied += sz
-		if copied > maxJSONPatchCopyBytes {
-			return nil, jsonpatch.NewAccumulatedCopySizeError(maxJSONPatchCopyBytes, copied)
+		if copied > MaxCopyBytes {
+			return nil, jsonpatch.NewAccumulatedCopySizeError(MaxCopyBytes, copied)
 		}
 		start = i + 1
 	}

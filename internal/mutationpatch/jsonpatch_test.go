@@ -15,7 +15,7 @@ import (
 // with its own bound set as kube-apiserver sets it: the same document or
 // the same error.
 func FuzzApplyBounded(f *testing.F) {
-	jsonpatch.AccumulatedCopySizeLimit = maxJSONPatchCopyBytes // this test binary only
+	jsonpatch.AccumulatedCopySizeLimit = MaxCopyBytes // this test binary only
 	doc := `{"a":{"b":[1,2.50,"<&>",{"c":null}],"d":"x"},"e":[]}`
 	f.Add([]byte(doc), []byte(`[{"op":"copy","from":"/a","path":"/e/-"},{"op":"add","path":"/a/d","value":1}]`))
 	f.Add([]byte(doc), []byte(`[{"op":"copy","from":"/a/b/3","path":"/f"},{"op":"test","path":"/f/c","value":null},{"op":"copy","from":"/nope","path":"/g"}]`))

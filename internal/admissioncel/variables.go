@@ -1,4 +1,4 @@
-package matchcond
+package admissioncel
 
 import (
 	"fmt"
@@ -10,29 +10,48 @@ import (
 	"github.com/google/cel-go/common/types/traits"
 )
 
-// variablesValue is the value of `variables` during one evaluation: each
+// VariablesTraits are the traits of the kubernetes.variables type.
+const VariablesTraits = traits.IndexerType | traits.FieldTesterType | traits.IterableType
+
+// Variables is the value of `variables` during one evaluation: each
 // variable is computed on first access and kept for the rest of the
 // evaluation, as kube-apiserver's lazy map does (including its quirks:
 // iteration yields the values, not the names; == is identity).
-type variablesValue struct {
+type Variables struct {
 	typ       *types.Type
-	variables []*compiledVariable
-	byName    map[string]int
-	values    []ref.Val // computed values, by index
+	names     []string       // by index, in declaration order
+	byName    map[string]int // the index of each name
+	values    []ref.Val      // computed values, by index
 	computing []bool
-	compute   func(*compiledVariable) ref.Val
+	compute   func(i int) ref.Val
+}
+
+// NewVariables is the value of `variables`, of type typ, for one
+// evaluation: names are the variables in declaration order, byName the index
+// of each name (a name declared twice has the index of its last
+// declaration), and compute computes the variable of an index when it is
+// first read.
+func NewVariables(typ *types.Type, names []string, byName map[string]int, compute func(i int) ref.Val) *Variables {
+	return &Variables{
+		typ:       typ,
+		names:     names,
+		byName:    byName,
+		values:    make([]ref.Val, len(names)),
+		computing: make([]bool, len(names)),
+		compute:   compute,
+	}
 }
 
 var (
-	_ ref.Val       = (*variablesValue)(nil)
-	_ traits.Mapper = (*variablesValue)(nil)
+	_ ref.Val       = (*Variables)(nil)
+	_ traits.Mapper = (*Variables)(nil)
 )
 
-func (v *variablesValue) ConvertToNative(t reflect.Type) (any, error) {
+func (v *Variables) ConvertToNative(t reflect.Type) (any, error) {
 	return nil, fmt.Errorf("disallowed conversion from %q to %q", v.typ.TypeName(), t.Name())
 }
 
-func (v *variablesValue) ConvertToType(t ref.Type) ref.Val {
+func (v *Variables) ConvertToType(t ref.Type) ref.Val {
 	switch t {
 	case v.typ:
 		return v
@@ -42,19 +61,19 @@ func (v *variablesValue) ConvertToType(t ref.Type) ref.Val {
 	return types.NewErr("disallowed conversion from %q to %q", v.typ.TypeName(), t.TypeName())
 }
 
-func (v *variablesValue) Equal(other ref.Val) ref.Val {
-	o, ok := other.(*variablesValue)
+func (v *Variables) Equal(other ref.Val) ref.Val {
+	o, ok := other.(*Variables)
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(other)
 	}
 	return types.Bool(v == o)
 }
 
-func (v *variablesValue) Type() ref.Type { return v.typ }
-func (v *variablesValue) Value() any     { return types.NoSuchOverloadErr() }
-func (v *variablesValue) Size() ref.Val  { return types.Int(len(v.variables)) }
+func (v *Variables) Type() ref.Type { return v.typ }
+func (v *Variables) Value() any     { return types.NoSuchOverloadErr() }
+func (v *Variables) Size() ref.Val  { return types.Int(len(v.names)) }
 
-func (v *variablesValue) Contains(key ref.Val) ref.Val {
+func (v *Variables) Contains(key ref.Val) ref.Val {
 	val, found := v.Find(key)
 	if val != nil && types.IsUnknownOrError(val) {
 		return val
@@ -62,12 +81,12 @@ func (v *variablesValue) Contains(key ref.Val) ref.Val {
 	return types.Bool(found)
 }
 
-func (v *variablesValue) Find(key ref.Val) (ref.Val, bool) {
+func (v *Variables) Find(key ref.Val) (ref.Val, bool) {
 	s, ok := key.(types.String)
 	if !ok {
 		return types.MaybeNoSuchOverloadErr(s), true
 	}
-	name, ok := unescapeFieldName(string(s))
+	name, ok := UnescapeFieldName(string(s))
 	if !ok {
 		return nil, false
 	}
@@ -83,13 +102,13 @@ func (v *variablesValue) Find(key ref.Val) (ref.Val, bool) {
 			return types.NewErr("composited variable %q refers to itself", name), true
 		}
 		v.computing[i] = true
-		v.values[i] = v.compute(v.variables[i])
+		v.values[i] = v.compute(i)
 		v.computing[i] = false
 	}
 	return v.values[i], true
 }
 
-func (v *variablesValue) Get(key ref.Val) ref.Val {
+func (v *Variables) Get(key ref.Val) ref.Val {
 	val, found := v.Find(key)
 	if found {
 		return val
@@ -98,18 +117,18 @@ func (v *variablesValue) Get(key ref.Val) ref.Val {
 }
 
 // Iterator yields the variables' values, in declaration order.
-func (v *variablesValue) Iterator() traits.Iterator { return &variablesIterator{vars: v} }
+func (v *Variables) Iterator() traits.Iterator { return &variablesIterator{vars: v} }
 
 type variablesIterator struct {
 	baseIterator
-	vars *variablesValue
+	vars *Variables
 	next int
 }
 
-func (it *variablesIterator) HasNext() ref.Val { return types.Bool(it.next < len(it.vars.variables)) }
+func (it *variablesIterator) HasNext() ref.Val { return types.Bool(it.next < len(it.vars.names)) }
 
 func (it *variablesIterator) Next() ref.Val {
-	v := it.vars.Get(types.String(it.vars.variables[it.next].name))
+	v := it.vars.Get(types.String(it.vars.names[it.next]))
 	it.next++
 	return v
 }
@@ -126,11 +145,11 @@ func celReservedWord(s string) bool {
 	return false
 }
 
-// unescapeFieldName undoes kube-apiserver's escaping of field names:
+// UnescapeFieldName undoes kube-apiserver's escaping of field names:
 // __underscores__, __dot__, __dash__, __slash__, and a reserved word
 // __<word>__ when it is the whole name. Any other __<x>__ makes the name
 // invalid.
-func unescapeFieldName(s string) (string, bool) {
+func UnescapeFieldName(s string) (string, bool) {
 	if !strings.Contains(s, "__") {
 		return s, true
 	}

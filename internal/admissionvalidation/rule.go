@@ -1,31 +1,34 @@
-package admissionmanifest
+package admissionvalidation
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// The values of a rule, sorted as kube-apiserver lists them.
+// The values that validation accepts, sorted as kube-apiserver lists them.
 var (
-	operations = []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll, admissionregistrationv1.Connect, admissionregistrationv1.Create, admissionregistrationv1.Delete, admissionregistrationv1.Update}
-	scopes     = []admissionregistrationv1.ScopeType{admissionregistrationv1.AllScopes, admissionregistrationv1.ClusterScope, admissionregistrationv1.NamespacedScope}
+	FailurePolicies = []admissionregistrationv1.FailurePolicyType{admissionregistrationv1.Fail, admissionregistrationv1.Ignore}
+	MatchPolicies   = []admissionregistrationv1.MatchPolicyType{admissionregistrationv1.Equivalent, admissionregistrationv1.Exact}
+	operations      = []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll, admissionregistrationv1.Connect, admissionregistrationv1.Create, admissionregistrationv1.Delete, admissionregistrationv1.Update}
+	scopes          = []admissionregistrationv1.ScopeType{admissionregistrationv1.AllScopes, admissionregistrationv1.ClusterScope, admissionregistrationv1.NamespacedScope}
 )
 
-// validateRuleWithOperations validates a rule of a webhook or of a policy's
+// RuleWithOperations validates a rule of a webhook or of a policy's
 // match resources (subresources allowed).
-func validateRuleWithOperations(r *admissionregistrationv1.RuleWithOperations, path *field.Path) field.ErrorList {
+func RuleWithOperations(r *admissionregistrationv1.RuleWithOperations, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if len(r.Operations) == 0 {
 		errs = append(errs, field.Required(path.Child("operations"), ""))
 	}
-	if len(r.Operations) > 1 && oneOf(admissionregistrationv1.OperationAll, r.Operations) {
+	if len(r.Operations) > 1 && slices.Contains(r.Operations, admissionregistrationv1.OperationAll) {
 		errs = append(errs, field.Invalid(path.Child("operations"), r.Operations, "if '*' is present, must not specify other operations"))
 	}
 	for i, op := range r.Operations {
-		if !oneOf(op, operations) {
+		if !slices.Contains(operations, op) {
 			errs = append(errs, field.NotSupported(path.Child("operations").Index(i), op, operations))
 		}
 	}
@@ -37,13 +40,13 @@ func validateRule(r *admissionregistrationv1.Rule, path *field.Path) field.Error
 	if len(r.APIGroups) == 0 {
 		errs = append(errs, field.Required(path.Child("apiGroups"), ""))
 	}
-	if len(r.APIGroups) > 1 && oneOf("*", r.APIGroups) {
+	if len(r.APIGroups) > 1 && slices.Contains(r.APIGroups, "*") {
 		errs = append(errs, field.Invalid(path.Child("apiGroups"), r.APIGroups, "if '*' is present, must not specify other API groups"))
 	}
 	if len(r.APIVersions) == 0 {
 		errs = append(errs, field.Required(path.Child("apiVersions"), ""))
 	}
-	if len(r.APIVersions) > 1 && oneOf("*", r.APIVersions) {
+	if len(r.APIVersions) > 1 && slices.Contains(r.APIVersions, "*") {
 		errs = append(errs, field.Invalid(path.Child("apiVersions"), r.APIVersions, "if '*' is present, must not specify other API versions"))
 	}
 	for i, version := range r.APIVersions {
@@ -52,7 +55,7 @@ func validateRule(r *admissionregistrationv1.Rule, path *field.Path) field.Error
 		}
 	}
 	errs = append(errs, validateResources(r.Resources, path.Child("resources"))...)
-	if r.Scope != nil && !oneOf(*r.Scope, scopes) {
+	if r.Scope != nil && !slices.Contains(scopes, *r.Scope) {
 		errs = append(errs, field.NotSupported(path.Child("scope"), *r.Scope, scopes))
 	}
 	return errs
