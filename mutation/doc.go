@@ -144,8 +144,9 @@
 //
 // The dispatcher works on unstructured objects: kube-apiserver admits built-in
 // kinds as typed objects, whose unstructured form (runtime's
-// DefaultUnstructuredConverter) is what its expressions see; a caller that
-// wants the same `object` passes that form. A request that matches a policy
+// DefaultUnstructuredConverter) is what its expressions see, so the
+// dispatcher takes a built-in kind's objects through the Go type before
+// the first policy (an object the Go type does not take is used as it is). A request that matches a policy
 // only through an equivalent resource of another version needs
 // Options.Converter (kube-apiserver has its scheme); without one the policy
 // fails with a configuration error. As in kube-apiserver, the objects of
