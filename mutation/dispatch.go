@@ -681,7 +681,11 @@ func (s *state) mutate(ctx context.Context, cp *compiledPolicy, i int, in *evalI
 		return nil, err
 	}
 	if s.d.o.Defaulter != nil {
-		s.d.o.Defaulter(&unstructured.Unstructured{Object: out})
+		u := &unstructured.Unstructured{Object: out}
+		s.d.o.Defaulter(u)
+		// kube-apiserver defaults the Go object: what the next mutation
+		// sees is the defaulted object through its Go type.
+		out = s.normalize(u.Object, kind)
 	}
 	return out, nil
 }
