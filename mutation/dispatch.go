@@ -456,9 +456,24 @@ func (s *state) version(kind schema.GroupVersionKind) (*versioned, error) {
 			return nil, err
 		}
 	}
+	// kube-apiserver holds an object of a built-in kind as its Go type:
+	// its expressions and patches see that form.
+	v.object, v.oldObject = s.normalize(v.object, kind), s.normalize(v.oldObject, kind)
 	v.request = s.admissionRequest(kind)
 	s.versions = append(s.versions, v)
 	return v, nil
+}
+
+// normalize is object as kube-apiserver holds it (normalizeObject); an
+// object that its kind's Go type does not take is left as it is.
+func (s *state) normalize(object map[string]any, kind schema.GroupVersionKind) map[string]any {
+	if object == nil {
+		return nil
+	}
+	if out, err := normalizeObject(object, kind, s.d.schemas); err == nil {
+		return out
+	}
+	return object
 }
 
 func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersionKind) (map[string]any, error) {
@@ -666,7 +681,11 @@ func (s *state) mutate(ctx context.Context, cp *compiledPolicy, i int, in *evalI
 		return nil, err
 	}
 	if s.d.o.Defaulter != nil {
-		s.d.o.Defaulter(&unstructured.Unstructured{Object: out})
+		u := &unstructured.Unstructured{Object: out}
+		s.d.o.Defaulter(u)
+		// kube-apiserver defaults the Go object: what the next mutation
+		// sees is the defaulted object through its Go type.
+		out = s.normalize(u.Object, kind)
 	}
 	return out, nil
 }

@@ -35,17 +35,39 @@
 //
 // # Application
 //
-// An ApplyConfiguration takes the object's apiVersion and kind, is typed
-// strictly with the kind's schema, may not set any atomic list, map or
-// struct ("invalid ApplyConfiguration: may not mutate atomic arrays, maps or
-// structs: .spec.selector"), and is merged into the object: lists of
-// listType=map merge by key, nothing is ever removed. A JSON Patch is
-// applied with gopkg.in/evanphx/json-patch.v4, kube-apiserver's library: a
-// failed test discards the whole patch, other errors are "JSON Patch: ...";
-// the result of a built-in kind is then checked as kube-apiserver's strict
-// decoding into its Go type checks it (an error is a 500, which no failure
-// policy ignores). A kind without schema fails with kube-apiserver's 503,
-// whatever the patch type.
+// Each mutation's patch is applied as kube-apiserver 1.37 applies it.
+//
+// An ApplyConfiguration gets the object's apiVersion and kind (whatever the
+// expression wrote), is typed strictly with the kind's schema, and is
+// rejected if it sets any list, map or struct the schema declares atomic
+// ("may not mutate atomic arrays, maps or structs: .spec.selector"; only
+// declared struct fields and list items are walked, so atomic lists inside
+// free-form maps are replaced wholesale). It is then merged into the object,
+// typed with duplicates allowed, with structured-merge-diff: listType=map
+// entries merged by key, sets united, granular maps merged, nothing ever
+// removed. Errors are kube-apiserver's, "error applying patch: " and the
+// step's own ("failed to convert patch object to typed object: .spec.replicas:
+// expected numeric (int or float), got string").
+//
+// A JSON patch is applied to the object's JSON with
+// gopkg.in/evanphx/json-patch.v4 v4.13.0, kube-apiserver's library, and its
+// quirks: add on an existing key overwrites it, replace on a missing key adds
+// it, copy from a missing key copies null, negative indices count from the
+// end, a path without a leading "/" loses its first segment. A failed test
+// operation discards the whole patch: the object is returned unchanged,
+// without error. Other errors are "JSON Patch: " and the library's text.
+//
+// Built-in kinds are then taken through their Go types (k8s.io/api), as
+// kube-apiserver holds them: the merged object is converted to the Go type
+// and back, which drops empty omitempty fields (an initContainers: [] added
+// by one mutation is gone for the next, kubernetes#129309), adds struct
+// fields without omitempty (a new container gets resources: {}) and writes
+// quantities and times canonically; a JSON patch's result is decoded
+// strictly into the Go type, and a failure is kube-apiserver's 500
+// ("Internal error occurred: strict decoding error: unknown field
+// "spec.bogus""). Custom resources stay unstructured. A kind without a
+// schema is kube-apiserver's 503 ("Resource kind example.com/v1,
+// Kind=Gadget not found. ..."), for JSON patches too.
 //
 // # Custom resources
 //
@@ -104,22 +126,12 @@
 //
 // # Differences from kube-apiserver
 //
-// kube-apiserver converts the result of each mutation of a built-in kind
-// back to its Go type, which drops empty optional fields and normalizes
-// values as JSON encoding of that type would; gatehouse returns the merged
-// unstructured content, and a caller that needs the typed form normalizes
-// it in Options.Defaulter (which runs after each mutation, where
-// kube-apiserver defaults). Where kube-apiserver reports the first of
-// several errors in Go's random map order (atomic fields of one patch,
-// nested Object type names), gatehouse reports them in the order of the
-// field names. A JSON Patch of a built-in kind with a value of the wrong
-// JSON type fails with kube-apiserver's status, but the message names the
-// JSON path and the schema's type rather than the Go struct and field type
-// ("json: cannot unmarshal string into Go struct field spec.replicas of type
-// number"). kube-apiserver bounds the bytes that copy operations add with a
-// process-wide setting of json-patch; gatehouse applies the same 3 MiB bound
-// ([JSONPatchMaxCopyBytes]) without touching that library's globals.
-// kube-apiserver presents a built-in object to CEL through its schemaless
+// Where kube-apiserver reports the first of several errors in Go's random
+// map order (nested Object type names), gatehouse reports them in the order
+// of the field names. kube-apiserver bounds the bytes that copy operations
+// add with a process-wide setting of json-patch; gatehouse applies the same
+// 3 MiB bound ([JSONPatchMaxCopyBytes]) without touching that library's
+// globals. kube-apiserver presents a built-in object to CEL through its schemaless
 // typed view once match conditions have evaluated on it in a request, after
 // which lists and maps taken from the object cannot be JSON Patch values
 // ("type conversion error from 'list(dyn)' to '*structpb.Value'"); gatehouse
@@ -132,8 +144,9 @@
 //
 // The dispatcher works on unstructured objects: kube-apiserver admits built-in
 // kinds as typed objects, whose unstructured form (runtime's
-// DefaultUnstructuredConverter) is what its expressions see; a caller that
-// wants the same `object` passes that form. A request that matches a policy
+// DefaultUnstructuredConverter) is what its expressions see, so the
+// dispatcher takes a built-in kind's objects through the Go type before
+// the first policy (an object the Go type does not take is used as it is). A request that matches a policy
 // only through an equivalent resource of another version needs
 // Options.Converter (kube-apiserver has its scheme); without one the policy
 // fails with a configuration error. As in kube-apiserver, the objects of
@@ -142,4 +155,29 @@
 // in another version are lost (kube-apiserver's behaviour, kept). Without
 // Options.Namespaces every namespace exists, without labels. The namespace
 // is looked up once per request.
+//
+// When an ApplyConfiguration sets several atomic fields of one map,
+// kube-apiserver lists their paths in Go's random map order; here they are
+// in the order of the sorted field names (the set is the same). An object
+// or patch with several schema errors is reported, as by kube-apiserver, with
+// the errors structured-merge-diff meets walking its maps in random order, so
+// the list can vary between runs, in both.
+//
+// json-patch v4.13.0 panics on a replace of the whole document ("path": "")
+// without a value, and on writes after the document is replaced by null;
+// kube-apiserver's handler then fails the request with a 500 ("This request
+// caused apiserver to panic"). Here the patch fails with a 500 StatusError,
+// "Internal error occurred: JSON Patch: json-patch panicked: ...", which the
+// dispatcher reports whatever the failure policy, as kube-apiserver's 500s.
+//
+// Objects of Eviction and EvictionRequest (lifecycle.k8s.io/v1alpha1),
+// Workload, PodGroup and CompositePodGroup (scheduling.k8s.io/v1alpha3) and
+// StorageVersionMigration (storagemigration.k8s.io/v1) are handled as custom
+// resources are, not through their Go types, which k8s.io/api v0.36 (that
+// the Kubernetes 1.36 conformance module builds this package with) lacks.
+//
+// The copy operations of one JSON patch may add at most 3 MiB to the
+// document, with json-patch's error, as in kube-apiserver, whose generic
+// server sets that bound (JSONPatchMaxCopyBytes) for the whole process; the
+// bound is enforced here without setting json-patch's package variable.
 package mutation

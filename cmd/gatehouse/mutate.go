@@ -319,7 +319,7 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 	}
 	findings := len(report.Invalid) > 0
 	for _, doc := range objects {
-		out, bad := a.admitOne(ctx, d, doc, in)
+		out, bad := a.admitOne(ctx, d, schemas, doc, in)
 		findings = findings || bad
 		report.Objects = append(report.Objects, out)
 	}
@@ -348,7 +348,7 @@ func clusterScoped(gvk schema.GroupVersionKind) bool {
 }
 
 // admitOne admits one object and reports whether it is a finding.
-func (a *app) admitOne(ctx context.Context, d *mutation.Dispatcher, doc document, in mutateInputs) (mutateObject, bool) {
+func (a *app) admitOne(ctx context.Context, d *mutation.Dispatcher, schemas *mutation.Schemas, doc document, in mutateInputs) (mutateObject, bool) {
 	obj := doc.object
 	gvk := obj.GroupVersionKind()
 	resource, _ := meta.UnsafeGuessKindToResource(gvk)
@@ -390,7 +390,13 @@ func (a *app) admitOne(ctx context.Context, d *mutation.Dispatcher, doc document
 			}
 		}
 	}
-	out.diff = yamlDiff(obj.Object, out.Object)
+	// Compared with the object as kube-apiserver holds it (a built-in kind
+	// through its Go type), the diff shows the mutations only.
+	before, err := schemas.Normalize(obj.Object, gvk)
+	if err != nil {
+		before = obj.Object
+	}
+	out.diff = yamlDiff(before, out.Object)
 	out.changed = out.diff != ""
 	if !in.diff {
 		out.diff = ""
