@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/gatehouse-dev/gatehouse/mutation"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -151,8 +150,6 @@ func load(plugin Plugin, dir string, opts *LoadOptions) (*Manifests, error) {
 type loader struct {
 	plugin    Plugin
 	validator *Validator
-	// mutations validates MutatingAdmissionPolicies, built on first use.
-	mutations *mutation.Validator
 	// seen maps the names of the configurations or policies loaded so far
 	// to their files; seenBindings those of the bindings.
 	seen, seenBindings map[string]string

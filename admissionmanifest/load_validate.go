@@ -5,8 +5,6 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
 // This file is the loaders' REST step, kube-apiserver's injected
@@ -79,47 +77,26 @@ func (l *loader) defaultAndValidateValidatingAdmissionPolicyBinding(b *admission
 	return nil
 }
 
-// mutationValidator returns the validator of MutatingAdmissionPolicies of
-// the load, built on first use with the CEL compiler of restValidator.
-func (l *loader) mutationValidator() (*mutation.Validator, error) {
-	if l.mutations == nil {
-		v, err := l.restValidator()
-		if err != nil {
-			return nil, err
-		}
-		mv, err := mutation.NewValidator(mutation.ValidatorOptions{MatchConditions: v.compiler})
-		if err != nil {
-			return nil, err
-		}
-		l.mutations = mv
-	}
-	return l.mutations, nil
-}
-
-// defaultAndValidateMutatingAdmissionPolicy applies the v1 defaults and
-// package mutation's REST validation on create.
 func (l *loader) defaultAndValidateMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
 	SetDefaultsMutatingAdmissionPolicy(p)
-	v, err := l.mutationValidator()
+	v, err := l.restValidator()
 	if err != nil {
 		return err
 	}
-	if errs := v.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
+	if errs, _ := v.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
 		return fmt.Errorf("MutatingAdmissionPolicy %q: %w", p.Name, errs.ToAggregate())
 	}
 	p.TypeMeta = metav1.TypeMeta{}
 	return nil
 }
 
-// defaultAndValidateMutatingAdmissionPolicyBinding applies the v1 defaults
-// and package mutation's REST validation on create.
 func (l *loader) defaultAndValidateMutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
 	SetDefaultsMutatingAdmissionPolicyBinding(b)
-	v, err := l.mutationValidator()
+	v, err := l.restValidator()
 	if err != nil {
 		return err
 	}
-	if errs := v.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
+	if errs, _ := v.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
 		return fmt.Errorf("MutatingAdmissionPolicyBinding %q: %w", b.Name, errs.ToAggregate())
 	}
 	b.TypeMeta = metav1.TypeMeta{}

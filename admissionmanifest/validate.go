@@ -57,6 +57,8 @@ type Options struct {
 type Validator struct {
 	opts     Options
 	compiler *matchcond.AdmissionCompiler
+	// mutations validates MutatingAdmissionPolicies (package mutation).
+	mutations *mutationValidator
 }
 
 // NewValidator prepares a Validator. The error is for a CEL environment that
@@ -70,14 +72,15 @@ func NewValidator(o Options) (*Validator, error) {
 		}
 	}
 	o.Compiler = c
-	return &Validator{opts: o, compiler: c}, nil
+	return &Validator{opts: o, compiler: c, mutations: &mutationValidator{}}, nil
 }
 
 // Validate validates obj, on create when old is nil, else on update from
 // old (of the same type), and returns the API's field errors and warnings.
 // obj is one of *v1.ValidatingWebhookConfiguration,
-// *v1.MutatingWebhookConfiguration, *v1.ValidatingAdmissionPolicy and
-// *v1.ValidatingAdmissionPolicyBinding (of admissionregistration/v1); any
+// *v1.MutatingWebhookConfiguration, *v1.ValidatingAdmissionPolicy,
+// *v1.ValidatingAdmissionPolicyBinding, *v1.MutatingAdmissionPolicy and
+// *v1.MutatingAdmissionPolicyBinding (of admissionregistration/v1); any
 // other type, or an old object of another type, is an internal error.
 func (v *Validator) Validate(obj, old runtime.Object) (field.ErrorList, []string) {
 	wrongOld := func() (field.ErrorList, []string) {
@@ -120,6 +123,24 @@ func (v *Validator) Validate(obj, old runtime.Object) (field.ErrorList, []string
 			}
 		}
 		return v.ValidateValidatingAdmissionPolicyBinding(o, oldB)
+	case *admissionregistrationv1.MutatingAdmissionPolicy:
+		var oldP *admissionregistrationv1.MutatingAdmissionPolicy
+		if old != nil {
+			var ok bool
+			if oldP, ok = old.(*admissionregistrationv1.MutatingAdmissionPolicy); !ok {
+				return wrongOld()
+			}
+		}
+		return v.ValidateMutatingAdmissionPolicy(o, oldP)
+	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+		var oldB *admissionregistrationv1.MutatingAdmissionPolicyBinding
+		if old != nil {
+			var ok bool
+			if oldB, ok = old.(*admissionregistrationv1.MutatingAdmissionPolicyBinding); !ok {
+				return wrongOld()
+			}
+		}
+		return v.ValidateMutatingAdmissionPolicyBinding(o, oldB)
 	}
 	return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate a %T", obj))}, nil
 }

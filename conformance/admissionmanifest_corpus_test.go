@@ -137,7 +137,7 @@ func (g manifestGen) policy(kind string) map[string]any {
 	if kind == "ValidatingAdmissionPolicy" {
 		spec["validations"] = []any{map[string]any{"expression": "true"}}
 	} else {
-		spec["mutations"] = []any{map[string]any{"patchType": "JSONPatch", "jsonPatch": map[string]any{"expression": "[]"}}}
+		spec["mutations"] = []any{map[string]any{"patchType": "JSONPatch", "jsonPatch": map[string]any{"expression": `[JSONPatch{op: "add", path: "/metadata/labels/a", value: "b"}]`}}}
 		spec["reinvocationPolicy"] = "Never"
 	}
 	if g.chance(0.1) {

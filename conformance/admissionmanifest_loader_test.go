@@ -28,7 +28,6 @@ import (
 	webhooksource "k8s.io/apiserver/pkg/admission/plugin/webhook/manifest/source"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
-	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
 // kube-apiserver's manifest loaders (k8s.io/apiserver's generic loaders
@@ -42,7 +41,6 @@ import (
 type kubeManifests struct {
 	decoder   runtime.Decoder
 	validator *admissionmanifest.Validator
-	mutations *mutation.Validator
 }
 
 func newKubeManifests(t testing.TB) *kubeManifests {
@@ -53,9 +51,7 @@ func newKubeManifests(t testing.TB) *kubeManifests {
 	scheme.AddUnversionedTypes(metav1.SchemeGroupVersion, &metav1.List{}, &metav1.Status{})
 	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesAllowed})
 	require.NoError(t, err)
-	mv, err := mutation.NewValidator(mutation.ValidatorOptions{})
-	require.NoError(t, err)
-	return &kubeManifests{decoder: serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer(), validator: v, mutations: mv}
+	return &kubeManifests{decoder: serializer.NewCodecFactory(scheme, serializer.EnableStrict).UniversalDeserializer(), validator: v}
 }
 
 // The defaultAndValidate functions of kube-apiserver: defaults, the
@@ -97,11 +93,9 @@ func (k *kubeManifests) defaultAndValidateVAPB(b *admissionregistrationv1.Valida
 	return nil
 }
 
-// MutatingAdmissionPolicy: package mutation's validation, which
-// conformance/kubernetes compares with kube-apiserver's.
 func (k *kubeManifests) defaultAndValidateMAP(p *admissionregistrationv1.MutatingAdmissionPolicy) error {
 	admissionmanifest.SetDefaultsMutatingAdmissionPolicy(p)
-	if errs := k.mutations.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
+	if errs, _ := k.validator.ValidateMutatingAdmissionPolicy(p, nil); len(errs) > 0 {
 		return fmt.Errorf("MutatingAdmissionPolicy %q: %w", p.Name, errs.ToAggregate())
 	}
 	p.TypeMeta = metav1.TypeMeta{}
@@ -110,7 +104,7 @@ func (k *kubeManifests) defaultAndValidateMAP(p *admissionregistrationv1.Mutatin
 
 func (k *kubeManifests) defaultAndValidateMAPB(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) error {
 	admissionmanifest.SetDefaultsMutatingAdmissionPolicyBinding(b)
-	if errs := k.mutations.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
+	if errs, _ := k.validator.ValidateMutatingAdmissionPolicyBinding(b, nil); len(errs) > 0 {
 		return fmt.Errorf("MutatingAdmissionPolicyBinding %q: %w", b.Name, errs.ToAggregate())
 	}
 	b.TypeMeta = metav1.TypeMeta{}

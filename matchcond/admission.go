@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -36,6 +37,16 @@ type AdmissionCompiler struct {
 	bases *environments[icel.Libraries, *admissionEnv]
 	// validation holds the environments of Validate, built when first used.
 	validation *environments[validationEnvKey, *admissionEnv]
+	// policies holds the environments of policies without variables, by
+	// libraries and params, built when first used: such policies share
+	// them rather than each extending its own.
+	policies *environments[policyEnvKey, *admissionEnv]
+}
+
+// policyEnvKey names the environment of policies without variables.
+type policyEnvKey struct {
+	libs      icel.Libraries
+	hasParams bool
 }
 
 // validationEnvKey names an environment of Validate.
@@ -51,7 +62,7 @@ type admissionEnv struct {
 	planner *icel.Planner
 	// variables is the kubernetes.variables type of a policy's environment,
 	// which gains a field as each variable compiles; nil for webhooks.
-	variables *registeredType
+	variables *admissioncel.RegisteredType
 }
 
 // NewAdmissionCompiler builds the admission environment of the standard
@@ -67,6 +78,13 @@ func NewAdmissionCompiler() (*AdmissionCompiler, error) {
 		return env, nil
 	})
 	c.validation = newEnvironments(c.newValidationEnv)
+	c.policies = newEnvironments(func(key policyEnvKey) (*admissionEnv, error) {
+		base, err := c.bases.get(key.libs)
+		if err != nil {
+			return nil, err
+		}
+		return policyEnv(base, key.hasParams)
+	})
 	if _, err := c.bases.get(0); err != nil {
 		return nil, err
 	}
@@ -82,19 +100,19 @@ func newAdmissionEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...ce
 // newAdmissionEnvOf is newAdmissionEnv, with or without the authorizer.
 func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authorizer bool, opts ...cel.EnvOption) (*admissionEnv, error) {
 	all := []cel.EnvOption{
-		cel.Variable(objectVarName, types.DynType),
-		cel.Variable(oldObjectVarName, types.DynType),
-		cel.Variable(namespaceVarName, types.NewObjectType(namespaceTypeName)),
-		cel.Variable(requestVarName, types.NewObjectType(admissionRequestTypeNam)),
+		cel.Variable(admissioncel.ObjectVarName, types.DynType),
+		cel.Variable(admissioncel.OldObjectVarName, types.DynType),
+		cel.Variable(admissioncel.NamespaceVarName, types.NewObjectType(admissioncel.NamespaceTypeName)),
+		cel.Variable(admissioncel.RequestVarName, types.NewObjectType(admissioncel.AdmissionRequestTypeName)),
 	}
 	if authorizer {
 		all = append(all,
-			cel.Variable(authorizerVarName, icel.AuthorizerType),
-			cel.Variable(requestResourceVarName, icel.ResourceCheckType))
+			cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType),
+			cel.Variable(admissioncel.RequestResourceVarName, icel.ResourceCheckType))
 	}
-	all = append(all, declaredTypes(
-		func(types.Adapter) *decl { return namespaceDecl() },
-		func(types.Adapter) *decl { return admissionRequestDecl() },
+	all = append(all, admissioncel.DeclaredTypes(
+		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
+		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
 	))
 	env, err := newEnv(append(all, opts...)...)
 	if err != nil {
@@ -119,7 +137,7 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 	}
 	var opts []cel.EnvOption
 	if key.hasParams {
-		opts = append(opts, cel.Variable(paramsVarName, types.DynType))
+		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))
 	}
 	env, err := newAdmissionEnvOf(newEnv, !key.noAuthorizer, opts...)
 	if err != nil {
@@ -131,13 +149,13 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 // policyEnv extends a base environment for one policy: variables, and
 // params if the policy has a paramKind.
 func policyEnv(base *admissionEnv, hasParams bool) (*admissionEnv, error) {
-	variables := &registeredType{celType: types.NewObjectType(variablesTypeName), fields: map[string]*types.FieldType{}}
+	variables := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
 	opts := []cel.EnvOption{
-		cel.Variable(variablesVarName, variables.celType),
-		declaredType(variablesTypeName, variables),
+		cel.Variable(admissioncel.VariablesVarName, variables.CELType()),
+		admissioncel.DeclaredType(admissioncel.VariablesTypeName, variables),
 	}
 	if hasParams {
-		opts = append(opts, cel.Variable(paramsVarName, types.DynType))
+		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))
 	}
 	env, err := base.env.Extend(opts...)
 	if err != nil {
@@ -187,11 +205,11 @@ func (c *AdmissionCompiler) parseOrNil(expr string) *cel.Ast {
 func admissionVariables(o AdmissionOptions) func(string) bool {
 	return func(name string) bool {
 		switch name {
-		case objectVarName, oldObjectVarName, namespaceVarName, requestVarName, authorizerVarName:
+		case admissioncel.ObjectVarName, admissioncel.OldObjectVarName, admissioncel.NamespaceVarName, admissioncel.RequestVarName, admissioncel.AuthorizerVarName:
 			return true
-		case variablesVarName:
+		case admissioncel.VariablesVarName:
 			return o.Policy
-		case paramsVarName:
+		case admissioncel.ParamsVarName:
 			return o.Policy && o.HasParams
 		}
 		return false
@@ -296,7 +314,12 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 	if err != nil {
 		return nil, err
 	}
-	if o.Policy {
+	switch {
+	case o.Policy && len(o.Variables) == 0:
+		if env, err = c.policies.get(policyEnvKey{libs: parsed.libs, hasParams: o.HasParams}); err != nil {
+			return nil, err
+		}
+	case o.Policy:
 		if env, err = policyEnv(env, o.HasParams); err != nil {
 			return nil, err
 		}
@@ -311,7 +334,7 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 		for _, v := range o.Variables {
 			prg, out, err := env.compile(v.Expression, parsed.asts[next], false)
 			next++
-			env.variables.fields[v.Name] = &types.FieldType{Type: variableFieldType(out)}
+			env.variables.SetField(v.Name, admissioncel.VariableFieldType(out))
 			cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: err}
 			// A later variable of the same name replaces an earlier one, as
 			// in kube-apiserver.
@@ -322,8 +345,11 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 			byName[v.Name] = len(m.variables)
 			m.variables = append(m.variables, cv)
 		}
-		m.variablesType = types.NewObjectType(variablesTypeName, typeTraitsOfVariables)
+		m.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, admissioncel.VariablesTraits)
 		m.variableIndex = byName
+		for _, v := range m.variables {
+			m.variableNames = append(m.variableNames, v.name)
+		}
 	}
 	for _, cond := range conditions {
 		prg, _, err := env.compile(cond.Expression, parsed.asts[next], true)

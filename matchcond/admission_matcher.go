@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/common/types/traits"
 	"github.com/google/cel-go/interpreter"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -18,6 +17,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	"k8s.io/utils/clock"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -62,6 +62,7 @@ type AdmissionMatcher struct {
 	failurePolicy admissionregistrationv1.FailurePolicyType
 	variables     []*compiledVariable
 	variableIndex map[string]int
+	variableNames []string // of variables, by index
 	variablesType *types.Type
 	conditions    []admissionCondition
 
@@ -69,8 +70,6 @@ type AdmissionMatcher struct {
 	clock                clock.PassiveClock
 	name, kind, stepType string
 }
-
-const typeTraitsOfVariables = traits.IndexerType | traits.FieldTesterType | traits.IterableType
 
 func (m *AdmissionMatcher) instrument(o AdmissionOptions) {
 	m.sink, m.clock, m.name, m.stepType = o.Metrics, o.Clock, o.Name, o.Type
@@ -219,7 +218,7 @@ type admissionActivation struct {
 	authzRequest      *admissionv1.AdmissionRequest
 	authorizer        ref.Val // built on first use
 	requestResource   ref.Val
-	variables         *variablesValue
+	variables         *admissioncel.Variables
 	// variablesCost is the cost of the variables computed since the last
 	// condition.
 	variablesCost int64
@@ -230,22 +229,16 @@ func (m *AdmissionMatcher) activation(ctx context.Context, a *AdmissionAttribute
 		ctx:          ctx,
 		object:       objectToVal(a.Object),
 		oldObject:    objectToVal(a.OldObject),
-		request:      typedToVal(a.Request),
+		request:      admissioncel.TypedToVal(a.Request),
 		authz:        a.Authorizer,
 		authzRequest: a.Request,
 	}
 	if a.Params != nil {
-		act.params = typedToVal(a.Params)
+		act.params = admissioncel.TypedToVal(a.Params)
 	}
 	if m.policy {
-		act.variables = &variablesValue{
-			typ:       m.variablesType,
-			variables: m.variables,
-			byName:    m.variableIndex,
-			values:    make([]ref.Val, len(m.variables)),
-			computing: make([]bool, len(m.variables)),
-			compute:   act.computeVariable,
-		}
+		act.variables = admissioncel.NewVariables(m.variablesType, m.variableNames, m.variableIndex,
+			func(i int) ref.Val { return act.computeVariable(m.variables[i]) })
 	}
 	return act
 }
@@ -262,38 +255,38 @@ func objectToVal(o runtime.Object) any {
 		}
 		return types.DefaultTypeAdapter.NativeToValue(o.Object)
 	}
-	return typedToVal(o)
+	return admissioncel.TypedToVal(o)
 }
 
 func (a *admissionActivation) ResolveName(name string) (any, bool) {
 	switch name {
-	case objectVarName:
+	case admissioncel.ObjectVarName:
 		return a.object, true
-	case oldObjectVarName:
+	case admissioncel.OldObjectVarName:
 		return a.oldObject, true
-	case paramsVarName:
+	case admissioncel.ParamsVarName:
 		return a.params, true
-	case requestVarName:
+	case admissioncel.RequestVarName:
 		return a.request, true
-	case namespaceVarName:
+	case admissioncel.NamespaceVarName:
 		return types.NullValue, true
-	case authorizerVarName:
+	case admissioncel.AuthorizerVarName:
 		if a.authz == nil {
 			return nil, false
 		}
 		if a.authorizer == nil {
-			a.authorizer = icel.NewAuthorizerValue(a.ctx, a.user(), a.authz)
+			a.authorizer = icel.NewAuthorizerValue(a.ctx, admissioncel.UserOf(a.authzRequest), a.authz)
 		}
 		return a.authorizer, true
-	case requestResourceVarName:
+	case admissioncel.RequestResourceVarName:
 		if a.authz == nil {
 			return nil, false
 		}
 		if a.requestResource == nil {
-			a.requestResource = a.newRequestResource()
+			a.requestResource = admissioncel.RequestResourceCheck(a.ctx, a.authz, a.authzRequest)
 		}
 		return a.requestResource, true
-	case variablesVarName:
+	case admissioncel.VariablesVarName:
 		if a.variables == nil {
 			return nil, true
 		}
@@ -304,53 +297,14 @@ func (a *admissionActivation) ResolveName(name string) (any, bool) {
 
 func (a *admissionActivation) Parent() interpreter.Activation { return nil }
 
-// user is the requesting user, as the Authz library sees it.
-func (a *admissionActivation) user() *UserInfo {
-	r := a.authzRequest
-	if r == nil {
-		return nil
-	}
-	u := &UserInfo{Name: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups}
-	if r.UserInfo.Extra != nil {
-		u.Extra = make(map[string][]string, len(r.UserInfo.Extra))
-		for k, v := range r.UserInfo.Extra {
-			u.Extra[k] = v
-		}
-	}
-	return u
-}
-
-// newRequestResource is authorizer.requestResource: a check of the
-// request's own resource (the resource requested, not the matched one).
-func (a *admissionActivation) newRequestResource() ref.Val {
-	r := a.authzRequest
-	if r == nil {
-		r = &admissionv1.AdmissionRequest{}
-	}
-	var group, resource string
-	if r.RequestResource != nil {
-		group, resource = r.RequestResource.Group, r.RequestResource.Resource
-	}
-	return icel.NewResourceCheckValue(a.ctx, a.user(), a.authz, group, resource, r.RequestSubResource, r.Namespace, r.Name)
-}
-
 // computeVariable computes a variable for the variables map, charging its
 // cost to the condition that uses it.
 func (a *admissionActivation) computeVariable(v *compiledVariable) ref.Val {
+	var compileErr error
 	if v.err != nil {
-		return types.NewErr("composited variable %q fails to compile: %v", v.name, v.err)
+		compileErr = v.err
 	}
-	val, cost, err := v.program.Eval(a.ctx, a)
-	if cost > math.MaxInt64 {
-		cost = math.MaxInt64
-	}
-	if a.variablesCost += int64(cost); a.variablesCost < 0 {
-		a.variablesCost = math.MaxInt64
-	}
-	if err != nil {
-		return types.NewErr("composited variable %q fails to evaluate: %v", v.name, err)
-	}
-	return val
+	return admissioncel.EvalVariable(a.ctx, v.name, v.program, compileErr, a, &a.variablesCost)
 }
 
 // admissionRecorder records the metrics of one Match.

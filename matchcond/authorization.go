@@ -11,6 +11,7 @@ import (
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
@@ -60,7 +61,7 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 func newAuthorizationEnv(libs icel.Libraries) (*authorizationEnv, error) {
 	env, err := icel.NewEnvOf(libs,
 		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
-		declaredTypes(sarDecl),
+		admissioncel.DeclaredTypes(sarDecl),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)

@@ -9,6 +9,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
@@ -49,7 +50,7 @@ type PolicyValidateOptions struct {
 type PolicyValidator struct {
 	c         *AdmissionCompiler
 	o         PolicyValidateOptions
-	variables *registeredType
+	variables *admissioncel.RegisteredType
 	envs      map[validationEnvKey]*admissionEnv
 }
 
@@ -57,7 +58,7 @@ type PolicyValidator struct {
 func (c *AdmissionCompiler) NewPolicyValidator(o PolicyValidateOptions) *PolicyValidator {
 	v := &PolicyValidator{c: c, o: o, envs: map[validationEnvKey]*admissionEnv{}}
 	if o.Composition {
-		v.variables = &registeredType{celType: types.NewObjectType(variablesTypeName), fields: map[string]*types.FieldType{}}
+		v.variables = admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
 	}
 	return v
 }
@@ -76,8 +77,8 @@ func (v *PolicyValidator) env(stored, authorizer bool) (*admissionEnv, error) {
 	e := base
 	if v.o.Composition {
 		env, err := base.env.Extend(
-			cel.Variable(variablesVarName, v.variables.celType),
-			declaredType(variablesTypeName, v.variables),
+			cel.Variable(admissioncel.VariablesVarName, v.variables.CELType()),
+			admissioncel.DeclaredType(admissioncel.VariablesTypeName, v.variables),
 		)
 		if err != nil {
 			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
@@ -106,7 +107,7 @@ func (v *PolicyValidator) Variable(name, expression string, stored bool, path *f
 		return field.InternalError(path, err)
 	}
 	out, cerr := e.check(expression, v.c.parseOrNil(expression), nil)
-	v.variables.fields[name] = &types.FieldType{Type: variableFieldType(out)}
+	v.variables.SetField(name, admissioncel.VariableFieldType(out))
 	if cerr != nil {
 		return cerr.fieldError(path, expression)
 	}

@@ -1,6 +1,8 @@
 package matchcond
 
 import (
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+
 	"github.com/google/cel-go/common/types"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -168,39 +170,39 @@ func (n *nonResourceValue) unstructured() any {
 // sarDecl declares kubernetes.SubjectAccessReviewSpec and its nested types
 // with kube-apiserver's names and field types (buildRequestType), plus the
 // typed getters.
-func sarDecl(adapter types.Adapter) *decl {
-	str := scalarDecl(types.StringType)
-	strList := func() *decl { return listDecl(str) }
+func sarDecl(adapter types.Adapter) *admissioncel.Decl {
+	str := admissioncel.ScalarDecl(types.StringType)
+	strList := func() *admissioncel.Decl { return admissioncel.ListDecl(str) }
 
 	type res = *sarResourceValue
 	type nonRes = *nonResourceValue
 	type req = *sarValue
 
-	resString := func(name string, read func(*authorizationv1.ResourceAttributes) string) declField {
-		return declField{name: name, typ: str,
-			get:   getter(adapter, name, func(r res) (any, error) { return types.String(read(r.attrs)), nil }),
-			isSet: tester(adapter, name, always[res]),
+	resString := func(name string, read func(*authorizationv1.ResourceAttributes) string) admissioncel.DeclField {
+		return admissioncel.DeclField{Name: name, Type: str,
+			Get:   getter(adapter, name, func(r res) (any, error) { return types.String(read(r.attrs)), nil }),
+			IsSet: tester(adapter, name, always[res]),
 		}
 	}
-	nonResString := func(name string, read func(*authorizationv1.NonResourceAttributes) string) declField {
-		return declField{name: name, typ: str,
-			get:   getter(adapter, name, func(n nonRes) (any, error) { return types.String(read(n.attrs)), nil }),
-			isSet: tester(adapter, name, always[nonRes]),
+	nonResString := func(name string, read func(*authorizationv1.NonResourceAttributes) string) admissioncel.DeclField {
+		return admissioncel.DeclField{Name: name, Type: str,
+			Get:   getter(adapter, name, func(n nonRes) (any, error) { return types.String(read(n.attrs)), nil }),
+			IsSet: tester(adapter, name, always[nonRes]),
 		}
 	}
-	selectorDecl := func(name string) *decl {
-		requirement := objectDecl("kubernetes.SelectorRequirement",
-			declField{name: "key", typ: str},
-			declField{name: "operator", typ: str},
-			declField{name: "values", typ: strList()},
+	selectorDecl := func(name string) *admissioncel.Decl {
+		requirement := admissioncel.ObjectDecl("kubernetes.SelectorRequirement",
+			admissioncel.DeclField{Name: "key", Type: str},
+			admissioncel.DeclField{Name: "operator", Type: str},
+			admissioncel.DeclField{Name: "values", Type: strList()},
 		)
-		return objectDecl(name,
-			declField{name: "rawSelector", typ: str},
-			declField{name: "requirements", typ: listDecl(requirement)},
+		return admissioncel.ObjectDecl(name,
+			admissioncel.DeclField{Name: "rawSelector", Type: str},
+			admissioncel.DeclField{Name: "requirements", Type: admissioncel.ListDecl(requirement)},
 		)
 	}
 
-	resourceAttributes := objectDecl("kubernetes.ResourceAttributes",
+	resourceAttributes := admissioncel.ObjectDecl("kubernetes.ResourceAttributes",
 		resString("namespace", func(a *authorizationv1.ResourceAttributes) string { return a.Namespace }),
 		resString("verb", func(a *authorizationv1.ResourceAttributes) string { return a.Verb }),
 		resString("group", func(a *authorizationv1.ResourceAttributes) string { return a.Group }),
@@ -208,64 +210,64 @@ func sarDecl(adapter types.Adapter) *decl {
 		resString("resource", func(a *authorizationv1.ResourceAttributes) string { return a.Resource }),
 		resString("subresource", func(a *authorizationv1.ResourceAttributes) string { return a.Subresource }),
 		resString("name", func(a *authorizationv1.ResourceAttributes) string { return a.Name }),
-		declField{name: fieldSelectorVarName, typ: selectorDecl("kubernetes.FieldSelectorAttributes"),
-			get: getter(adapter, fieldSelectorVarName, func(r res) (any, error) {
+		admissioncel.DeclField{Name: fieldSelectorVarName, Type: selectorDecl("kubernetes.FieldSelectorAttributes"),
+			Get: getter(adapter, fieldSelectorVarName, func(r res) (any, error) {
 				if fs, ok := r.fieldSelector(); ok {
 					return fs, nil
 				}
 				return nil, noSuchKey(fieldSelectorVarName)
 			}),
-			isSet: tester(adapter, fieldSelectorVarName, res.hasFieldSelector),
+			IsSet: tester(adapter, fieldSelectorVarName, res.hasFieldSelector),
 		},
-		declField{name: labelSelectorVarName, typ: selectorDecl("kubernetes.LabelSelectorAttributes"),
-			get: getter(adapter, labelSelectorVarName, func(r res) (any, error) {
+		admissioncel.DeclField{Name: labelSelectorVarName, Type: selectorDecl("kubernetes.LabelSelectorAttributes"),
+			Get: getter(adapter, labelSelectorVarName, func(r res) (any, error) {
 				if ls, ok := r.labelSelector(); ok {
 					return ls, nil
 				}
 				return nil, noSuchKey(labelSelectorVarName)
 			}),
-			isSet: tester(adapter, labelSelectorVarName, res.hasLabelSelector),
+			IsSet: tester(adapter, labelSelectorVarName, res.hasLabelSelector),
 		},
 	)
-	nonResourceAttributes := objectDecl("kubernetes.NonResourceAttributes",
+	nonResourceAttributes := admissioncel.ObjectDecl("kubernetes.NonResourceAttributes",
 		nonResString("path", func(n *authorizationv1.NonResourceAttributes) string { return n.Path }),
 		nonResString("verb", func(n *authorizationv1.NonResourceAttributes) string { return n.Verb }),
 	)
 
-	return objectDecl("kubernetes.SubjectAccessReviewSpec",
-		declField{name: "resourceAttributes", typ: resourceAttributes,
-			get: getter(adapter, "resourceAttributes", func(v req) (any, error) {
+	return admissioncel.ObjectDecl("kubernetes.SubjectAccessReviewSpec",
+		admissioncel.DeclField{Name: "resourceAttributes", Type: resourceAttributes,
+			Get: getter(adapter, "resourceAttributes", func(v req) (any, error) {
 				if v.spec.ResourceAttributes == nil {
 					return nil, noSuchKey("resourceAttributes")
 				}
 				return &v.res, nil
 			}),
-			isSet: tester(adapter, "resourceAttributes", func(v req) bool { return v.spec.ResourceAttributes != nil }),
+			IsSet: tester(adapter, "resourceAttributes", func(v req) bool { return v.spec.ResourceAttributes != nil }),
 		},
-		declField{name: "nonResourceAttributes", typ: nonResourceAttributes,
-			get: getter(adapter, "nonResourceAttributes", func(v req) (any, error) {
+		admissioncel.DeclField{Name: "nonResourceAttributes", Type: nonResourceAttributes,
+			Get: getter(adapter, "nonResourceAttributes", func(v req) (any, error) {
 				if v.spec.NonResourceAttributes == nil {
 					return nil, noSuchKey("nonResourceAttributes")
 				}
 				return &v.nonRes, nil
 			}),
-			isSet: tester(adapter, "nonResourceAttributes", func(v req) bool { return v.spec.NonResourceAttributes != nil }),
+			IsSet: tester(adapter, "nonResourceAttributes", func(v req) bool { return v.spec.NonResourceAttributes != nil }),
 		},
-		declField{name: "user", typ: str,
-			get:   getter(adapter, "user", func(v req) (any, error) { return types.String(v.spec.User), nil }),
-			isSet: tester(adapter, "user", always[req]),
+		admissioncel.DeclField{Name: "user", Type: str,
+			Get:   getter(adapter, "user", func(v req) (any, error) { return types.String(v.spec.User), nil }),
+			IsSet: tester(adapter, "user", always[req]),
 		},
-		declField{name: "groups", typ: strList(),
-			get:   getter(adapter, "groups", func(v req) (any, error) { return &v.groups, nil }),
-			isSet: tester(adapter, "groups", always[req]),
+		admissioncel.DeclField{Name: "groups", Type: strList(),
+			Get:   getter(adapter, "groups", func(v req) (any, error) { return &v.groups, nil }),
+			IsSet: tester(adapter, "groups", always[req]),
 		},
-		declField{name: "extra", typ: mapDecl(str, strList()),
-			get:   getter(adapter, "extra", func(v req) (any, error) { return v.extra(), nil }),
-			isSet: tester(adapter, "extra", always[req]),
+		admissioncel.DeclField{Name: "extra", Type: admissioncel.MapDecl(str, strList()),
+			Get:   getter(adapter, "extra", func(v req) (any, error) { return v.extra(), nil }),
+			IsSet: tester(adapter, "extra", always[req]),
 		},
-		declField{name: "uid", typ: str,
-			get:   getter(adapter, "uid", func(v req) (any, error) { return types.String(string(v.spec.UID)), nil }),
-			isSet: tester(adapter, "uid", always[req]),
+		admissioncel.DeclField{Name: "uid", Type: str,
+			Get:   getter(adapter, "uid", func(v req) (any, error) { return types.String(string(v.spec.UID)), nil }),
+			IsSet: tester(adapter, "uid", always[req]),
 		},
 	)
 }

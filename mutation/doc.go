@@ -1,9 +1,73 @@
-// Package mutation will hold MutatingAdmissionPolicy as a library (issue 10).
-// This first slice gives the schemas its ApplyConfiguration mutations merge
-// with: [Schemas] resolves a kind to a structured-merge-diff schema, for the
+// Package mutation is kube-apiserver 1.37's MutatingAdmissionPolicy
+// (KEP-3962) as a library: policies compiled once ([Compiler]), requests
+// dispatched through policies and bindings ([Dispatcher]) with
+// ApplyConfiguration mutations merged by structured-merge-diff on the kinds'
+// real schemas ([Schemas]) and JSON Patch mutations applied with
+// kube-apiserver's json-patch library, and a [Trace] of why on request.
+//
+// [Schemas] resolves a kind to a structured-merge-diff schema, for the
 // built-in types of Kubernetes 1.37 (embedded, decoded per kind on first use)
 // and for custom resources added from their CustomResourceDefinitions, the
 // way kube-apiserver's type converters do.
+//
+// # Compilation and evaluation
+//
+// A policy's expressions are compiled in kube-apiserver's environment of
+// stored expressions: variables (each typed for the later ones, lazily
+// evaluated, recomputed for every mutation), match conditions, and
+// mutations, which alone have the types Object (any dotted name under
+// Object, fields unchecked until run time) and JSONPatch, and
+// jsonpatch.escapeKey. params is declared only with a paramKind. An
+// expression that does not compile fails the requests that evaluate it
+// ("compilation failed: ERROR: ..."), as in kube-apiserver; an
+// ApplyConfiguration must be of type Object, a JSONPatch of type
+// list(JSONPatch). Each mutation has its own budget of 10,000,000 (an
+// expression or variable at most 1,000,000), the match conditions share
+// 2,500,000. The value of an ApplyConfiguration is converted as
+// kube-apiserver's is, with its quirks (one level of map literal converts, a
+// nested one reaches the schema as a CEL value and is refused; nested
+// Object types must be named after their field path); a JSONPatch's
+// operations are built as kube-apiserver builds them (values through their
+// protobuf form).
+//
+// [Policy.WrittenFields] tells, beyond kube-apiserver, the fields an
+// ApplyConfiguration may set, from its expression alone.
+//
+// # Application
+//
+// Each mutation's patch is applied as kube-apiserver 1.37 applies it.
+//
+// An ApplyConfiguration gets the object's apiVersion and kind (whatever the
+// expression wrote), is typed strictly with the kind's schema, and is
+// rejected if it sets any list, map or struct the schema declares atomic
+// ("may not mutate atomic arrays, maps or structs: .spec.selector"; only
+// declared struct fields and list items are walked, so atomic lists inside
+// free-form maps are replaced wholesale). It is then merged into the object,
+// typed with duplicates allowed, with structured-merge-diff: listType=map
+// entries merged by key, sets united, granular maps merged, nothing ever
+// removed. Errors are kube-apiserver's, "error applying patch: " and the
+// step's own ("failed to convert patch object to typed object: .spec.replicas:
+// expected numeric (int or float), got string").
+//
+// A JSON patch is applied to the object's JSON with
+// gopkg.in/evanphx/json-patch.v4 v4.13.0, kube-apiserver's library, and its
+// quirks: add on an existing key overwrites it, replace on a missing key adds
+// it, copy from a missing key copies null, negative indices count from the
+// end, a path without a leading "/" loses its first segment. A failed test
+// operation discards the whole patch: the object is returned unchanged,
+// without error. Other errors are "JSON Patch: " and the library's text.
+//
+// Built-in kinds are then taken through their Go types (k8s.io/api), as
+// kube-apiserver holds them: the merged object is converted to the Go type
+// and back, which drops empty omitempty fields (an initContainers: [] added
+// by one mutation is gone for the next, kubernetes#129309), adds struct
+// fields without omitempty (a new container gets resources: {}) and writes
+// quantities and times canonically; a JSON patch's result is decoded
+// strictly into the Go type, and a failure is kube-apiserver's 500
+// ("Internal error occurred: strict decoding error: unknown field
+// "spec.bogus""). Custom resources stay unstructured. A kind without a
+// schema is kube-apiserver's 503 ("Resource kind example.com/v1,
+// Kind=Gadget not found. ..."), for JSON patches too.
 //
 // # Custom resources
 //
@@ -66,12 +130,93 @@
 // is done here. admissionmanifest's loader of static MutatingAdmissionPolicy
 // manifests runs this validation, as kube-apiserver's loader runs its own.
 //
+// # Dispatch
+//
+// [NewDispatcher] compiles policies and bindings once; [Dispatcher.Admit]
+// runs one admission request through them as kube-apiserver's
+// MutatingAdmissionPolicy plugin does, and [Dispatcher.Explain] also returns
+// a [Trace]. Only CREATE, UPDATE and CONNECT are handled. For each policy,
+// in the chosen [Order] (kube-apiserver's is unspecified), that has
+// bindings: its matchConstraints are matched (internal/admissionmatch: rules,
+// selectors, matchPolicy Equivalent, the exemption of admission policies
+// and bindings for non-static policies), a policy that does not match is
+// skipped, one that fails to match or whose paramKind the [ParamSource]
+// does not know is a configuration error; then each binding, in order, is
+// matched the same way, and its params collected (one invocation per
+// param, in the source's order; params null without paramKind or
+// paramRef). Then each invocation runs: its match conditions (a false one
+// skips it, an error is an Invalid error of the policy), then its mutations
+// in order, each on the object the previous left, each evaluated, applied
+// and defaulted (Options.Defaulter). A mutation's status error (a kind
+// without schema: 503; a JSON Patch result that does not decode: 500; the
+// namespace lookup's NotFound) fails the request at once, whatever the
+// failure policy; any other error is recorded and the next mutation of the
+// same policy still runs. At the end the recorded errors of policies whose
+// failurePolicy is not Ignore — configuration errors first, then
+// evaluation errors, as kube-apiserver collects them — fail the request
+// with a 403 whose message is the first one's ("policy '<p>' with binding
+// '<b>' denied request: <error>", or `policy "<p>" denied request: <error>`
+// for a policy's own configuration error), whose reason is Invalid for
+// evaluation errors and Forbidden for configuration errors, and whose
+// details list every message as a cause. Reinvocation across the two passes
+// of an admission chain is [ReinvocationContext]'s.
+//
 // # Differences from kube-apiserver
+//
+// Where kube-apiserver reports the first of several errors in Go's random
+// map order (nested Object type names), gatehouse reports them in the order
+// of the field names. kube-apiserver bounds the bytes that copy operations
+// add with a process-wide setting of json-patch; gatehouse applies the same
+// 3 MiB bound ([JSONPatchMaxCopyBytes]) without touching that library's
+// globals. kube-apiserver presents a built-in object to CEL through its schemaless
+// typed view once match conditions have evaluated on it in a request, after
+// which lists and maps taken from the object cannot be JSON Patch values
+// ("type conversion error from 'list(dyn)' to '*structpb.Value'"); gatehouse
+// reproduces that switch.
 //
 // kube-apiserver reads the schemas of a running cluster from its own
 // /openapi/v3, polled every 5 seconds; here they are the published 1.37
 // schemas of client-go v0.37.2's applyconfigurations plus the CRDs the caller
 // adds, so a kind is known as soon as AddCRD returns.
+//
+// The dispatcher works on unstructured objects: kube-apiserver admits built-in
+// kinds as typed objects, whose unstructured form (runtime's
+// DefaultUnstructuredConverter) is what its expressions see, so the
+// dispatcher takes a built-in kind's objects through the Go type before
+// the first policy (an object the Go type does not take is used as it is). A request that matches a policy
+// only through an equivalent resource of another version needs
+// Options.Converter (kube-apiserver has its scheme); without one the policy
+// fails with a configuration error. As in kube-apiserver, the objects of
+// each matched version are converted once, before any mutation, and only
+// the object of the last invocation's version is returned: mutations made
+// in another version are lost (kube-apiserver's behaviour, kept). Without
+// Options.Namespaces every namespace exists, without labels. The namespace
+// is looked up once per request.
+//
+// When an ApplyConfiguration sets several atomic fields of one map,
+// kube-apiserver lists their paths in Go's random map order; here they are
+// in the order of the sorted field names (the set is the same). An object
+// or patch with several schema errors is reported, as by kube-apiserver, with
+// the errors structured-merge-diff meets walking its maps in random order, so
+// the list can vary between runs, in both.
+//
+// json-patch v4.13.0 panics on a replace of the whole document ("path": "")
+// without a value, and on writes after the document is replaced by null;
+// kube-apiserver's handler then fails the request with a 500 ("This request
+// caused apiserver to panic"). Here the patch fails with a 500 StatusError,
+// "Internal error occurred: JSON Patch: json-patch panicked: ...", which the
+// dispatcher reports whatever the failure policy, as kube-apiserver's 500s.
+//
+// Objects of Eviction and EvictionRequest (lifecycle.k8s.io/v1alpha1),
+// Workload, PodGroup and CompositePodGroup (scheduling.k8s.io/v1alpha3) and
+// StorageVersionMigration (storagemigration.k8s.io/v1) are handled as custom
+// resources are, not through their Go types, which k8s.io/api v0.36 (that
+// the Kubernetes 1.36 conformance module builds this package with) lacks.
+//
+// The copy operations of one JSON patch may add at most 3 MiB to the
+// document, with json-patch's error, as in kube-apiserver, whose generic
+// server sets that bound (JSONPatchMaxCopyBytes) for the whole process; the
+// bound is enforced here without setting json-patch's package variable.
 //
 // [Decode] refuses an item of a typed list (a MutatingAdmissionPolicyList)
 // whose own apiVersion and kind name another type; kube-apiserver's decoder

@@ -17,8 +17,6 @@ import (
 // evalInput is what one evaluation of a policy's expressions sees: the CEL
 // variables object, oldObject, request, params, namespaceObject and
 // authorizer of kube-apiserver's mutating policy activation.
-//
-//lint:ignore U1000 the evaluation, application and dispatch parts use it as they land.
 type evalInput struct {
 	// request is `request`: the AdmissionRequest as kube-apiserver builds it
 	// for a policy, with the matched (possibly equivalent) kind and
@@ -35,12 +33,16 @@ type evalInput struct {
 	// authorizer backs `authorizer` and `authorizer.requestResource`; nil
 	// leaves them undefined.
 	authorizer matchcond.Authorizer
+	// typedView presents object and oldObject as kube-apiserver's
+	// schemaless typed view of a built-in kind's Go object, rather than as
+	// unstructured content: kube-apiserver switches to it once match
+	// conditions have evaluated on the object. Values taken from it do not
+	// convert to JSON Patch values.
+	typedView bool
 }
 
 // patch is what one mutation's expression evaluated to. Exactly one of its
 // fields is set.
-//
-//lint:ignore U1000 the evaluation, application and dispatch parts use it as they land.
 type patch struct {
 	// applyConfiguration is the Object an ApplyConfiguration expression
 	// returned, converted as kube-apiserver converts it before typing it

@@ -115,13 +115,16 @@ func (s *Schemas) Lookup(gvk schema.GroupVersionKind) (*Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w for %s", ErrNoSchema, gvk)
 	}
-	return &Schema{pt: pt}, nil
+	return &Schema{pt: pt, typedKind: true}, nil
 }
 
 // Schema is the schema of one kind.
 type Schema struct {
 	pt      typed.ParseableType
 	deduced bool
+	// typedKind is set for built-in kinds, which kube-apiserver handles as
+	// Go types (a JSON Patch result is decoded strictly).
+	typedKind bool
 }
 
 var deduced = &Schema{pt: typed.DeducedParseableType, deduced: true}

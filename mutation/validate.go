@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
+	"github.com/gatehouse-dev/gatehouse/internal/mutationcel"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -56,7 +57,11 @@ func NewValidator(o ValidatorOptions) (*Validator, error) {
 			return nil, err
 		}
 	}
-	return &Validator{matchConditions: mc}, nil
+	compiler, err := mutationcel.NewCompiler()
+	if err != nil {
+		return nil, err
+	}
+	return &Validator{matchConditions: mc, expressions: celExpressions(compiler)}, nil
 }
 
 // Validate validates obj, on create when old is nil, else on update from

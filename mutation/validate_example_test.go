@@ -9,7 +9,7 @@ import (
 // A manifest of a policy and its binding, decoded from v1beta1 as v1 with
 // kube-apiserver's defaults, then validated as kube-apiserver's REST API
 // validates it on create.
-func ExampleValidator() {
+func ExampleDecode() {
 	objs, err := mutation.Decode([]byte(`
 apiVersion: admissionregistration.k8s.io/v1beta1
 kind: MutatingAdmissionPolicy

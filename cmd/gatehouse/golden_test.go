@@ -33,6 +33,8 @@ const (
 	expl    = "testdata/explain"
 	rbacDir = "testdata/rbac"
 	rwAdm   = "testdata/realworld/admission-webhooks"
+	rwMAP   = "testdata/realworld/mutating-admission-policy"
+	mut     = "testdata/mutate"
 )
 
 // realworldManifests are the real-world admission files that are manifests
@@ -48,10 +50,25 @@ func realworldManifests() []string {
 	return manifests
 }
 
+// realworldResources are the real-world objects that the published
+// MutatingAdmissionPolicies are tested on.
+func realworldResources() []string {
+	names, _ := filepath.Glob(rwMAP + "/*-resource.yaml")
+	return names
+}
+
 func goldenCases() []goldenCase {
 	answers := []string{"--config", expl + "/chain.yaml", "--webhook-answers", expl + "/answers.yaml"}
 	return []goldenCase{
 		{name: "help", args: []string{"--help"}},
+		{name: "help-mutate", args: []string{"mutate", "--help"}},
+		{name: "mutate-sidecar", args: []string{"mutate", "--policies", mut + "/sidecar-jsonpatch.yaml," + mut + "/sidecar-binding.yaml", mut + "/pods.yaml"}, exit: 1},
+		{name: "mutate-sidecar-json", args: []string{"mutate", "-o", "json", "--policies", mut + "/sidecar-jsonpatch.yaml," + mut + "/sidecar-binding.yaml", mut + "/pods.yaml"}, exit: 1},
+		{name: "mutate-namespaces", args: []string{"mutate", "--bind-unbound", "--policies", mut + "/pod-security-baseline.yaml", "--namespaces", mut + "/namespaces.yaml", mut + "/namespaces.yaml"}},
+		{name: "mutate-idempotent", args: []string{"mutate", "--check-idempotent", "--no-diff", "--policies", mut + "/append-annotation.yaml", mut + "/pods.yaml"}, exit: 1},
+		{name: "mutate-realworld", args: append([]string{"mutate", "--no-diff", "--policies", rwMAP, "--params", rwMAP}, realworldResources()...), exit: 1},
+		{name: "mutate-unbound", args: []string{"mutate", "--policies", mut + "/pod-security-baseline.yaml", mut + "/namespaces.yaml"}},
+		{name: "mutate-usage-no-policies", args: []string{"mutate", mut + "/pods.yaml"}, exit: 2},
 		{name: "usage-unknown-flag", args: []string{"authz", "validate", "--nope", "x"}, exit: 2},
 		{name: "usage-bad-output", args: []string{"crd", "check", "-o", "xml", rwCRDs}, exit: 2},
 		{name: "usage-no-args", args: []string{"crd", "check"}, exit: 2},

@@ -26,6 +26,7 @@ var realworldCopies = map[string]string{
 	rwAuthz: "../../authzconfig/testdata/realworld",
 	rwCRDs:  "../../crdapproval/testdata/realworld",
 	rwAdm:   "../../admissionmanifest/testdata/realworld",
+	rwMAP:   "../../mutation/testdata/realworld",
 }
 
 // TestRealworldCopies checks that the copies are those files, byte for byte,

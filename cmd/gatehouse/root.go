@@ -79,12 +79,13 @@ func (e usageError) Unwrap() error { return e.err }
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gatehouse",
-		Short: "kube-apiserver 1.37's verdicts on authorization configurations, requests, admission manifests and CRDs, offline",
+		Short: "kube-apiserver 1.37's verdicts on authorization configurations, requests, admission manifests, mutating policies and CRDs, offline",
 		Long: `gatehouse gives, offline, the verdicts kube-apiserver 1.37 gives: whether it
 starts with an AuthorizationConfiguration, what its authorizer chain decides
 for a request, whom RBAC allows what, which file replaces the legacy
 --authorization-* flags, whether it starts with a directory of static admission
-manifests, and whether CRDs in protected API groups are accepted.
+manifests, what its MutatingAdmissionPolicies do to objects, and whether CRDs in
+protected API groups are accepted.
 
 Inputs are files, directories (their .yaml, .yml and .json files, recursively)
 or "-" for standard input. Output is text, or -o json / -o yaml with a stable
@@ -134,7 +135,7 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		Short: "Static admission manifests: webhooks and policies kube-apiserver loads from a directory",
 	}
 	admission.AddCommand(a.admissionValidateCommand())
-	root.AddCommand(admission, authz, crd, rbacCmd, a.versionCommand())
+	root.AddCommand(admission, authz, crd, a.mutateCommand(), rbacCmd, a.versionCommand())
 	return root
 }
 

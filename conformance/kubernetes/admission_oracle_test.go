@@ -87,6 +87,28 @@ func admOracle(t testing.TB, obj, old runtime.Object) (field.ErrorList, []string
 			admOracleInternal(t, old, oldIn)
 			errs = admvalidation.ValidateValidatingAdmissionPolicyBindingUpdate(in, oldIn)
 		}
+	case *admissionregistrationv1.MutatingAdmissionPolicy:
+		in := &admissionregistration.MutatingAdmissionPolicy{}
+		admOracleInternal(t, o, in)
+		name = in.Name
+		if old == nil {
+			errs = admvalidation.ValidateMutatingAdmissionPolicy(in)
+		} else {
+			oldIn := &admissionregistration.MutatingAdmissionPolicy{}
+			admOracleInternal(t, old, oldIn)
+			errs = admvalidation.ValidateMutatingAdmissionPolicyUpdate(in, oldIn)
+		}
+	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
+		in := &admissionregistration.MutatingAdmissionPolicyBinding{}
+		admOracleInternal(t, o, in)
+		name = in.Name
+		if old == nil {
+			errs = admvalidation.ValidateMutatingAdmissionPolicyBinding(in)
+		} else {
+			oldIn := &admissionregistration.MutatingAdmissionPolicyBinding{}
+			admOracleInternal(t, old, oldIn)
+			errs = admvalidation.ValidateMutatingAdmissionPolicyBindingUpdate(in, oldIn)
+		}
 	default:
 		t.Fatalf("no oracle for %T", obj)
 	}

@@ -140,6 +140,17 @@ func admStoredExpressions(old runtime.Object) map[string]map[string]bool {
 		for _, a := range o.Spec.AuditAnnotations {
 			m["valueExpression"][a.ValueExpression] = true
 		}
+	case *admissionregistrationv1.MutatingAdmissionPolicy:
+		for _, mc := range o.Spec.MatchConditions {
+			m["matchCondition"][mc.Expression] = true
+		}
+		// kube-apiserver looks mutations of both patch types up among the
+		// old ApplyConfiguration expressions.
+		for _, mu := range o.Spec.Mutations {
+			if mu.ApplyConfiguration != nil {
+				m["expression"][strings.TrimSpace(mu.ApplyConfiguration.Expression)] = true
+			}
+		}
 	}
 	return m
 }

@@ -1,4 +1,4 @@
-package matchcond
+package admissioncel
 
 import (
 	"time"
@@ -40,7 +40,7 @@ func TestTypedToValScalars(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, typedToVal(tt.in))
+			assert.Equal(t, tt.want, TypedToVal(tt.in))
 		})
 	}
 }
@@ -48,8 +48,8 @@ func TestTypedToValScalars(t *testing.T) {
 type json []byte
 
 func TestTypedToValErrors(t *testing.T) {
-	assert.EqualError(t, typedToVal(uint64(1<<63)).(*types.Err), "unsigned value 9223372036854775808 does not fit into int64 (overflow)")
-	assert.EqualError(t, typedToVal(make(chan int)).(*types.Err), "unsupported Go type for CEL: chan int")
+	assert.EqualError(t, TypedToVal(uint64(1<<63)).(*types.Err), "unsigned value 9223372036854775808 does not fit into int64 (overflow)")
+	assert.EqualError(t, TypedToVal(make(chan int)).(*types.Err), "unsupported Go type for CEL: chan int")
 }
 
 func TestTypedStruct(t *testing.T) {
@@ -57,7 +57,7 @@ func TestTypedStruct(t *testing.T) {
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Labels: map[string]string{"app": "web"}},
 		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}, {Name: "b"}}},
 	}
-	v, ok := typedToVal(pod).(traits.Mapper)
+	v, ok := TypedToVal(pod).(traits.Mapper)
 	require.True(t, ok)
 	assert.Equal(t, types.MapType, v.Type())
 
@@ -88,7 +88,7 @@ func TestTypedStruct(t *testing.T) {
 	assert.Equal(t, types.True, labels.Equal(types.DefaultTypeAdapter.NativeToValue(map[string]any{"app": "web"})))
 
 	// Two structs compare semantically; a struct and a map key by key.
-	other := typedToVal(pod.DeepCopy())
+	other := TypedToVal(pod.DeepCopy())
 	assert.Equal(t, types.True, v.Equal(other))
 	assert.Equal(t, types.True, meta.Equal(types.DefaultTypeAdapter.NativeToValue(map[string]any{"name": "web", "labels": map[string]any{"app": "web"}})))
 	assert.Equal(t, types.False, meta.Equal(types.DefaultTypeAdapter.NativeToValue(map[string]any{"name": "web"})))
@@ -111,7 +111,7 @@ func TestUnescapeFieldName(t *testing.T) {
 		{"a____b", "a____b", true},
 	}
 	for _, tt := range tests {
-		got, ok := unescapeFieldName(tt.in)
+		got, ok := UnescapeFieldName(tt.in)
 		assert.Equal(t, tt.ok, ok, tt.in)
 		assert.Equal(t, tt.want, got, tt.in)
 	}

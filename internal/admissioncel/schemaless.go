@@ -1,4 +1,4 @@
-package matchcond
+package admissioncel
 
 import (
 	"encoding/base64"
@@ -24,8 +24,8 @@ import (
 //
 // A value caches what it has read: it belongs to one evaluation.
 
-// typedToVal converts a Go value.
-func typedToVal(v any) ref.Val {
+// TypedToVal converts a Go value.
+func TypedToVal(v any) ref.Val {
 	if v == nil {
 		return types.NullValue
 	}
@@ -88,7 +88,7 @@ func reflectedToVal(rv reflect.Value) ref.Val {
 	}
 	switch rv.Kind() {
 	case reflect.Pointer:
-		return typedToVal(rv.Elem().Interface())
+		return TypedToVal(rv.Elem().Interface())
 	case reflect.Slice:
 		if rv.Type().Elem().Kind() == reflect.Uint8 {
 			return types.String(base64.StdEncoding.EncodeToString(rv.Bytes()))
@@ -202,7 +202,7 @@ func (l *typedList) Get(index ref.Val) ref.Val {
 	if v := l.elems[i]; v != nil {
 		return v
 	}
-	v := typedToVal(l.value.Index(int(i)).Interface())
+	v := TypedToVal(l.value.Index(int(i)).Interface())
 	l.elems[i] = v
 	return v
 }
@@ -294,7 +294,7 @@ func (m *typedMap) Find(key ref.Val) (ref.Val, bool) {
 	var v ref.Val
 	if kt := m.value.Type().Key(); kt.Kind() == reflect.String {
 		if e := m.value.MapIndex(reflect.ValueOf(name).Convert(kt)); e.IsValid() {
-			v = typedToVal(e.Interface())
+			v = TypedToVal(e.Interface())
 		}
 	}
 	if m.values == nil {
@@ -425,7 +425,7 @@ func (s *typedStruct) field(key ref.Val) (ref.Val, bool) {
 	var v ref.Val
 	if f, ok := smdvalue.TypeReflectEntryOf(s.value.Type()).Fields()[name]; ok {
 		if fv := f.GetFrom(s.value); !f.CanOmit(fv) {
-			v = typedToVal(fv.Interface())
+			v = TypedToVal(fv.Interface())
 		}
 	}
 	if s.fields == nil {

@@ -1,4 +1,4 @@
-package matchcond
+package admissioncel
 
 import (
 	"github.com/google/cel-go/cel"
@@ -16,74 +16,89 @@ const (
 	declMap
 )
 
-// decl declares a type of a CEL variable the way kube-apiserver declares its
+// Decl declares a type of a CEL variable the way kube-apiserver declares its
 // "DeclTypes": named object types with typed fields, lists and maps.
-type decl struct {
+type Decl struct {
 	kind    declKind
 	name    string // object types only
 	celType *types.Type
-	elem    *decl // lists and maps
-	fields  []declField
+	elem    *Decl // lists and maps
+	fields  []DeclField
 }
 
-// declField is a field of an object type. get and isSet, when both are set,
+// DeclField is a field of an object type. get and isSet, when both are set,
 // read the field straight from the Go value that gatehouse puts in the
 // activation (see the package documentation); without them cel-go reads the
 // field from a map, as it does in kube-apiserver.
-type declField struct {
-	name  string
-	typ   *decl
-	get   ref.FieldGetter
-	isSet ref.FieldTester
+type DeclField struct {
+	Name  string
+	Type  *Decl
+	Get   ref.FieldGetter
+	IsSet ref.FieldTester
 }
 
-func scalarDecl(t *types.Type) *decl { return &decl{kind: declScalar, celType: t} }
+func ScalarDecl(t *types.Type) *Decl { return &Decl{kind: declScalar, celType: t} }
 
-func listDecl(elem *decl) *decl {
-	return &decl{kind: declList, elem: elem, celType: types.NewListType(elem.celType)}
+func ListDecl(elem *Decl) *Decl {
+	return &Decl{kind: declList, elem: elem, celType: types.NewListType(elem.celType)}
 }
 
-func mapDecl(key, elem *decl) *decl {
-	return &decl{kind: declMap, elem: elem, celType: types.NewMapType(key.celType, elem.celType)}
+func MapDecl(key, elem *Decl) *Decl {
+	return &Decl{kind: declMap, elem: elem, celType: types.NewMapType(key.celType, elem.celType)}
 }
 
-func objectDecl(name string, fields ...declField) *decl {
-	return &decl{kind: declObject, name: name, celType: types.NewObjectType(name), fields: fields}
+func ObjectDecl(name string, fields ...DeclField) *Decl {
+	return &Decl{kind: declObject, name: name, celType: types.NewObjectType(name), fields: fields}
 }
 
-// registeredType is what the provider knows about one registered type name.
-type registeredType struct {
+// RegisteredType is what the provider knows about one registered type name.
+type RegisteredType struct {
 	celType *types.Type
 	isMap   bool
 	elem    *types.FieldType // maps: the type of every "field" (a dynamic key)
 	fields  map[string]*types.FieldType
 }
 
+// NewObjectRegistration is the registration of an object type without
+// fields, to which SetField adds them: kubernetes.variables gains a field as
+// each variable of a policy compiles.
+func NewObjectRegistration(name string) *RegisteredType {
+	return &RegisteredType{celType: types.NewObjectType(name), fields: map[string]*types.FieldType{}}
+}
+
+// CELType is the registered type.
+func (t *RegisteredType) CELType() *types.Type { return t.celType }
+
+// SetField declares field name of type typ.
+func (t *RegisteredType) SetField(name string, typ *types.Type) {
+	t.fields[name] = &types.FieldType{Type: typ}
+}
+
 // registerDecls names every type reachable from root as kube-apiserver's
 // DeclTypeProvider does: an object under its own name, a list or map under the
 // path where it appears (<path>.<field>, <path>.@idx, <path>.@elem), the path
 // starting at the root object's name.
-func registerDecls(root *decl, into map[string]*registeredType) {
-	var walk func(path string, d *decl)
-	walk = func(path string, d *decl) {
+func registerDecls(root *Decl, into map[string]*RegisteredType) {
+	var walk func(path string, d *Decl)
+	walk = func(path string, d *Decl) {
 		switch d.kind {
 		case declObject:
-			rt := &registeredType{celType: d.celType, fields: make(map[string]*types.FieldType, len(d.fields))}
+			rt := &RegisteredType{celType: d.celType, fields: make(map[string]*types.FieldType, len(d.fields))}
 			for _, f := range d.fields {
-				ft := &types.FieldType{Type: f.typ.celType}
-				if f.get != nil && f.isSet != nil {
-					ft.GetFrom, ft.IsSet = f.get, f.isSet
+				ft := &types.FieldType{Type: f.Type.celType}
+				if f.Get != nil && f.IsSet != nil {
+					ft.GetFrom, ft.IsSet = f.Get, f.IsSet
 				}
-				rt.fields[f.name] = ft
-				walk(path+"."+f.name, f.typ)
+				rt.fields[f.Name] = ft
+				walk(path+"."+f.Name, f.Type)
 			}
 			into[d.name] = rt
 		case declMap:
 			walk(path+".@elem", d.elem)
-			into[path] = &registeredType{celType: d.celType, isMap: true, elem: &types.FieldType{Type: d.elem.celType}}
+			into[path] = &RegisteredType{celType: d.celType, isMap: true, elem: &types.FieldType{Type: d.elem.celType}}
 		case declList:
 			walk(path+".@idx", d.elem)
-			into[path] = &registeredType{celType: d.celType}
+			into[path] = &RegisteredType{celType: d.celType}
 		}
 	}
 	walk(root.name, root)
@@ -93,9 +108,9 @@ func registerDecls(root *decl, into map[string]*registeredType) {
 // resolves besides its declared types (its findScalar). Because of them,
 // `duration` and `timestamp` are type identifiers in kube-apiserver's
 // environments, and `list` is list(google.protobuf.Any).
-func scalarTypes() map[string]*registeredType {
+func scalarTypes() map[string]*RegisteredType {
 	anyType := types.AnyType
-	return map[string]*registeredType{
+	return map[string]*RegisteredType{
 		"bool":      {celType: types.BoolType},
 		"bytes":     {celType: types.BytesType},
 		"double":    {celType: types.DoubleType},
@@ -115,15 +130,15 @@ func scalarTypes() map[string]*registeredType {
 type typeProvider struct {
 	base     types.Provider
 	adapter  types.Adapter
-	declared map[string]*registeredType
-	scalars  map[string]*registeredType
+	declared map[string]*RegisteredType
+	scalars  map[string]*RegisteredType
 }
 
-func newTypeProvider(base types.Provider, adapter types.Adapter, roots ...*decl) *typeProvider {
+func newTypeProvider(base types.Provider, adapter types.Adapter, roots ...*Decl) *typeProvider {
 	p := &typeProvider{
 		base:     base,
 		adapter:  adapter,
-		declared: map[string]*registeredType{},
+		declared: map[string]*RegisteredType{},
 		scalars:  scalarTypes(),
 	}
 	for _, r := range roots {
@@ -137,7 +152,7 @@ var (
 	_ types.Adapter  = (*typeProvider)(nil)
 )
 
-func (p *typeProvider) lookup(name string) (*registeredType, bool) {
+func (p *typeProvider) lookup(name string) (*RegisteredType, bool) {
 	if t, ok := p.declared[name]; ok {
 		return t, true
 	}
@@ -187,15 +202,15 @@ func (p *typeProvider) NewValue(typeName string, fields map[string]ref.Val) ref.
 // values already (see mapView).
 func (p *typeProvider) NativeToValue(v any) ref.Val { return p.adapter.NativeToValue(v) }
 
-// declaredTypes is the environment option that declares types over the
+// DeclaredTypes is the environment option that declares types over the
 // environment's own type provider, as kube-apiserver's environment
 // extension does. It must come after the libraries, which register their
 // types with that provider. decls receives the provider's adapter, for the
 // values the getters build.
-func declaredTypes(decls ...func(types.Adapter) *decl) cel.EnvOption {
+func DeclaredTypes(decls ...func(types.Adapter) *Decl) cel.EnvOption {
 	return func(e *cel.Env) (*cel.Env, error) {
 		adapter := e.CELTypeAdapter()
-		roots := make([]*decl, len(decls))
+		roots := make([]*Decl, len(decls))
 		for i, d := range decls {
 			roots[i] = d(adapter)
 		}
@@ -208,11 +223,11 @@ func declaredTypes(decls ...func(types.Adapter) *decl) cel.EnvOption {
 	}
 }
 
-// declaredType is the environment option that declares one type, whose
+// DeclaredType is the environment option that declares one type, whose
 // registration the caller keeps (to add fields to it later, as
 // kube-apiserver does to kubernetes.variables while a policy's variables
 // compile).
-func declaredType(name string, t *registeredType) cel.EnvOption {
+func DeclaredType(name string, t *RegisteredType) cel.EnvOption {
 	return func(e *cel.Env) (*cel.Env, error) {
 		p := newTypeProvider(e.CELTypeProvider(), e.CELTypeAdapter())
 		p.declared[name] = t

@@ -1,0 +1,461 @@
+package mutationcel
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
+)
+
+// interruptCheckFrequency is how often, in comprehension iterations, an
+// evaluation checks whether its context is done (kube-apiserver's
+// celconfig.CheckFrequency).
+const interruptCheckFrequency = 100
+
+// Compiler compiles MutatingAdmissionPolicies in kube-apiserver 1.37's CEL
+// environments of mutations. Its environments are built once; it is safe
+// for concurrent use.
+type Compiler struct {
+	conditions *matchcond.AdmissionCompiler
+	// bases are the environments of stored expressions (those of
+	// evaluation), by [hasParams][patchTypes]; a policy's extend them with
+	// its variables.
+	bases [2][2]*cel.Env
+	// newBases are those of new expressions (validation of writes), built
+	// when first needed.
+	newBases *lazyEnvs
+	// noVariables are the environments of policies without variables, by
+	// [hasParams][patchTypes]: such policies share them rather than each
+	// extending its own.
+	noVariables [2][2]*policyEnv
+}
+
+// NewCompiler builds the environments of mutations.
+func NewCompiler() (*Compiler, error) {
+	conditions, err := matchcond.NewAdmissionCompiler()
+	if err != nil {
+		return nil, err
+	}
+	c := &Compiler{conditions: conditions, newBases: &lazyEnvs{}}
+	for _, params := range []bool{false, true} {
+		for _, patchTypes := range []bool{false, true} {
+			env, err := newMutationEnv(icel.NewEnv, params, patchTypes)
+			if err != nil {
+				return nil, err
+			}
+			c.bases[b2i(params)][b2i(patchTypes)] = env
+			// The registration of kubernetes.variables of these never gains
+			// a field.
+			noVars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+			if c.noVariables[b2i(params)][b2i(patchTypes)], err = withVariables(env, noVars, true); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return c, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// newMutationEnv builds kube-apiserver's admission environment of a
+// MutatingAdmissionPolicy: object, oldObject, request, namespaceObject,
+// authorizer and authorizer.requestResource, params with a paramKind, and,
+// for mutations, the Object and JSONPatch types and jsonpatch.escapeKey.
+func newMutationEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), params, patchTypes bool) (*cel.Env, error) {
+	opts := []cel.EnvOption{
+		cel.Variable(admissioncel.ObjectVarName, types.DynType),
+		cel.Variable(admissioncel.OldObjectVarName, types.DynType),
+		cel.Variable(admissioncel.NamespaceVarName, types.NewObjectType(admissioncel.NamespaceTypeName)),
+		cel.Variable(admissioncel.RequestVarName, types.NewObjectType(admissioncel.AdmissionRequestTypeName)),
+		cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType),
+		cel.Variable(admissioncel.RequestResourceVarName, icel.ResourceCheckType),
+	}
+	if params {
+		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))
+	}
+	opts = append(opts, admissioncel.DeclaredTypes(
+		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
+		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
+	))
+	if patchTypes {
+		opts = append(opts, patchTypesOption(), icel.JSONPatch())
+	}
+	env, err := newEnv(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the CEL environment of mutations: %w", err)
+	}
+	return env, nil
+}
+
+// lazyEnvs holds the environments of new expressions, built on first use.
+type lazyEnvs struct {
+	envs [2][2]lazyEnv
+}
+
+type lazyEnv struct {
+	once sync.Once
+	env  *cel.Env
+	err  error
+}
+
+func (l *lazyEnvs) get(params, patchTypes bool) (*cel.Env, error) {
+	e := &l.envs[b2i(params)][b2i(patchTypes)]
+	e.once.Do(func() { e.env, e.err = newMutationEnv(icel.NewExpressionsEnv, params, patchTypes) })
+	return e.env, e.err
+}
+
+// policyEnv is an environment extended with one policy's variables.
+type policyEnv struct {
+	env     *cel.Env
+	planner *icel.Planner // nil when the environment only checks
+}
+
+// withVariables extends base with `variables` of type t.
+func withVariables(base *cel.Env, t *admissioncel.RegisteredType, plan bool) (*policyEnv, error) {
+	env, err := base.Extend(
+		cel.Variable(admissioncel.VariablesVarName, t.CELType()),
+		admissioncel.DeclaredType(admissioncel.VariablesTypeName, t),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
+	}
+	pe := &policyEnv{env: env}
+	if plan {
+		if pe.planner, err = icel.NewPlanner(env); err != nil {
+			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
+		}
+	}
+	return pe, nil
+}
+
+// compileError is an expression's compilation error with kube-apiserver's
+// error type and detail; its text is the detail.
+type compileError struct {
+	typ    field.ErrorType
+	detail string
+}
+
+func (e *compileError) Error() string { return e.detail }
+
+// fieldError is the error as kube-apiserver's REST validation reports it at
+// path, for expression.
+func (e *compileError) fieldError(path *field.Path, expression string) *field.Error {
+	if e.typ == field.ErrorTypeInternal {
+		return field.InternalError(path, e)
+	}
+	return field.Invalid(path, expression, e.detail)
+}
+
+// check compiles expr and checks its type: want nil accepts any type.
+func (e *policyEnv) check(expr string, want *types.Type) (*cel.Ast, *compileError) {
+	checked, iss := e.env.Compile(expr)
+	if iss != nil {
+		return nil, &compileError{field.ErrorTypeInvalid, "compilation failed: " + iss.String()}
+	}
+	if want != nil && !checked.OutputType().IsExactType(want) {
+		return checked, &compileError{field.ErrorTypeInvalid, fmt.Sprintf("must evaluate to %v but got %v", want, checked.OutputType())}
+	}
+	return checked, nil
+}
+
+// compile compiles expr into a program.
+func (e *policyEnv) compile(expr string, want *types.Type) (*icel.Program, *cel.Ast, *compileError) {
+	checked, err := e.check(expr, want)
+	if err != nil {
+		return nil, checked, err
+	}
+	prg, perr := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
+	if perr != nil {
+		return nil, checked, &compileError{field.ErrorTypeInternal, "program instantiation failed: " + perr.Error()}
+	}
+	return prg, checked, nil
+}
+
+// returnTypeOf is the type a mutation's expression must have, and its
+// expression; ok is false for a mutation that kube-apiserver does not
+// compile (an unknown patch type, or no body for its type).
+func returnTypeOf(m admissionregistrationv1.Mutation) (want *types.Type, expression string, ok bool) {
+	switch m.PatchType {
+	case admissionregistrationv1.PatchTypeApplyConfiguration:
+		if m.ApplyConfiguration != nil {
+			return applyConfigType, m.ApplyConfiguration.Expression, true
+		}
+	case admissionregistrationv1.PatchTypeJSONPatch:
+		if m.JSONPatch != nil {
+			return jsonPatchListType, m.JSONPatch.Expression, true
+		}
+	}
+	return nil, "", false
+}
+
+// Compile compiles a policy's variables, match conditions and mutations
+// as kube-apiserver does when it loads the policy. An expression that does
+// not compile is not an error here: as in kube-apiserver, it fails the
+// requests that evaluate it; CompileErrors lists such errors. The policy
+// must not be modified afterwards.
+func (c *Compiler) Compile(p *admissionregistrationv1.MutatingAdmissionPolicy) *Policy {
+	out := &Policy{policy: p}
+	if p == nil {
+		out.envErr = errors.New("no policy")
+		return out
+	}
+	if err := out.compile(c); err != nil {
+		out.envErr = err
+	}
+	return out
+}
+
+// compiledVariable is one compiled variable.
+type compiledVariable struct {
+	name       string
+	expression string
+	program    *icel.Program
+	err        *compileError
+}
+
+// compiledMutation is one compiled mutation.
+type compiledMutation struct {
+	patchType  admissionregistrationv1.PatchType
+	expression string
+	program    *icel.Program
+	err        *compileError
+	// written and writtenKnown: the fields an ApplyConfiguration may set,
+	// when known statically (see writtenFields).
+	written      []string
+	writtenKnown bool
+}
+
+func (p *Policy) compile(c *Compiler) error {
+	spec := &p.policy.Spec
+	hasParams := spec.ParamKind != nil
+	if len(spec.MatchConditions) > 0 {
+		conds, err := c.conditions.Compile(spec.MatchConditions, matchcond.AdmissionOptions{
+			Policy:        true,
+			HasParams:     hasParams,
+			Variables:     spec.Variables,
+			FailurePolicy: spec.FailurePolicy,
+			Name:          p.policy.Name,
+			Type:          "validate",
+		})
+		if err != nil {
+			return err
+		}
+		p.conditions = conds
+	}
+	var err error
+	p.variableIndex = map[string]int{}
+	p.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, admissioncel.VariablesTraits)
+	mutEnv := c.noVariables[b2i(hasParams)][1]
+	if len(spec.Variables) > 0 {
+		if mutEnv, err = p.compileVariables(c, hasParams); err != nil {
+			return err
+		}
+	}
+	for _, m := range spec.Mutations {
+		want, expr, ok := returnTypeOf(m)
+		if !ok {
+			continue
+		}
+		cm := compiledMutation{patchType: m.PatchType, expression: expr}
+		var checked *cel.Ast
+		cm.program, checked, cm.err = mutEnv.compile(expr, want)
+		if cm.err == nil && m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration {
+			cm.written, cm.writtenKnown = writtenFields(checked.NativeRep().Expr())
+		}
+		p.mutations = append(p.mutations, cm)
+	}
+	return nil
+}
+
+// compileVariables compiles the policy's variables in an environment of its
+// own and returns the environment of its mutations, where they are
+// declared.
+func (p *Policy) compileVariables(c *Compiler, hasParams bool) (*policyEnv, error) {
+	vars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+	varEnv, err := withVariables(c.bases[b2i(hasParams)][0], vars, true)
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range p.policy.Spec.Variables {
+		prg, checked, cerr := varEnv.compile(v.Expression, nil)
+		var out *types.Type
+		if cerr == nil {
+			out = checked.OutputType()
+		}
+		vars.SetField(v.Name, admissioncel.VariableFieldType(out))
+		cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: cerr}
+		// A later variable of the same name replaces an earlier one, as in
+		// kube-apiserver.
+		if i, dup := p.variableIndex[v.Name]; dup {
+			p.variables[i] = cv
+			continue
+		}
+		p.variableIndex[v.Name] = len(p.variables)
+		p.variables = append(p.variables, cv)
+		p.variableNames = append(p.variableNames, v.Name)
+	}
+	return withVariables(c.bases[b2i(hasParams)][1], vars, true)
+}
+
+// Policy is a compiled MutatingAdmissionPolicy. It is immutable and safe for
+// concurrent use.
+type Policy struct {
+	policy *admissionregistrationv1.MutatingAdmissionPolicy
+	// envErr is set when the policy's environment could not be built: every
+	// evaluation fails with it.
+	envErr error
+
+	conditions    *matchcond.AdmissionMatcher // nil without match conditions
+	variables     []*compiledVariable
+	variableNames []string
+	variableIndex map[string]int
+	variablesType *types.Type
+	mutations     []compiledMutation
+}
+
+// CompileErrors returns the errors of the expressions that did not compile,
+// in the order of the policy's variables, match conditions and mutations:
+// each fails the requests that evaluate it.
+func (p *Policy) CompileErrors() []error {
+	var errs []error
+	if p.envErr != nil {
+		errs = append(errs, p.envErr)
+	}
+	for _, v := range p.variables {
+		if v.err != nil {
+			errs = append(errs, fmt.Errorf("variable %q: %w", v.name, v.err))
+		}
+	}
+	if p.conditions != nil {
+		for _, err := range p.conditions.CompileErrors() {
+			// matchcond reports the policy's variables too.
+			if !isVariableError(err) {
+				errs = append(errs, err)
+			}
+		}
+	}
+	for i, m := range p.mutations {
+		if m.err != nil {
+			errs = append(errs, fmt.Errorf("mutation %d: %w", i, m.err))
+		}
+	}
+	return errs
+}
+
+// ExpressionChecker checks the expressions of one policy as kube-apiserver's
+// REST validation compiles them: an expression in the environment of new
+// expressions, or, when the caller says it is stored (the object being
+// updated already had it), in that of stored expressions; each variable,
+// compiled or not, is declared for the expressions after it. It is not safe
+// for concurrent use.
+type ExpressionChecker struct {
+	c         *Compiler
+	hasParams bool
+	variables *admissioncel.RegisteredType
+	// envs are the environments with the policy's variables, by
+	// [stored][patchTypes], built when first used.
+	envs [2][2]*policyEnv
+}
+
+// NewExpressionChecker returns a checker for a policy with or without a
+// paramKind.
+func (c *Compiler) NewExpressionChecker(hasParams bool) *ExpressionChecker {
+	return &ExpressionChecker{c: c, hasParams: hasParams, variables: admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)}
+}
+
+func (x *ExpressionChecker) env(stored, patchTypes bool) (*policyEnv, error) {
+	e := &x.envs[b2i(stored)][b2i(patchTypes)]
+	if *e != nil {
+		return *e, nil
+	}
+	base := x.c.bases[b2i(x.hasParams)][b2i(patchTypes)]
+	if !stored {
+		var err error
+		if base, err = x.c.newBases.get(x.hasParams, patchTypes); err != nil {
+			return nil, err
+		}
+	}
+	env, err := withVariables(base, x.variables, false)
+	if err != nil {
+		return nil, err
+	}
+	*e = env
+	return env, nil
+}
+
+// Variable compiles a variable's expression, reports its error at path
+// (the variable's expression field), and declares the variable for the
+// expressions after it.
+func (x *ExpressionChecker) Variable(name, expression string, stored bool, path *field.Path) *field.Error {
+	env, err := x.env(stored, false)
+	if err != nil {
+		return field.InternalError(path, err)
+	}
+	checked, cerr := env.check(expression, nil)
+	var out *types.Type
+	if checked != nil && cerr == nil {
+		out = checked.OutputType()
+	}
+	x.variables.SetField(name, admissioncel.VariableFieldType(out))
+	if cerr != nil {
+		return cerr.fieldError(path, expression)
+	}
+	return nil
+}
+
+// Mutation compiles a mutation's expression as kube-apiserver's validation
+// does, trimmed of surrounding spaces, and reports its error at path (the
+// expression field of the mutation's body). A mutation without a known
+// patch type and its body, or with a blank expression, is left to the
+// structural checks.
+func (x *ExpressionChecker) Mutation(m admissionregistrationv1.Mutation, stored bool, path *field.Path) *field.Error {
+	want, expr, ok := returnTypeOf(m)
+	if !ok {
+		return nil
+	}
+	trimmed := strings.TrimSpace(expr)
+	if trimmed == "" {
+		return nil
+	}
+	env, err := x.env(stored, true)
+	if err != nil {
+		return field.InternalError(path, err)
+	}
+	if _, cerr := env.check(trimmed, want); cerr != nil {
+		return cerr.fieldError(path, trimmed)
+	}
+	return nil
+}
+
+// WrittenFields returns the fields mutation i (an ApplyConfiguration) may
+// set, as paths from the object's root (".spec.containers[*].image"; a path
+// stands for its whole subtree), computed from the expression: known is
+// false when they cannot be known statically (the value is not built of
+// Object initializers), and for a JSON Patch or a mutation that does not
+// compile.
+func (p *Policy) WrittenFields(i int) (paths []string, known bool) {
+	if i < 0 || i >= len(p.mutations) || !p.mutations[i].writtenKnown {
+		return nil, false
+	}
+	return slices.Clone(p.mutations[i].written), true
+}
+
+// isVariableError tells matchcond's compile errors of variables.
+func isVariableError(err error) bool {
+	return strings.HasPrefix(err.Error(), "variable ")
+}

@@ -1,0 +1,316 @@
+package mutationcel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/interpreter"
+	"google.golang.org/protobuf/types/known/structpb"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
+)
+
+// MutationCostBudget is the cost that one mutation's expression, and the
+// variables it uses, may spend on one request: each mutation has its own
+// (kube-apiserver's RuntimeCELCostBudget). A single expression or variable
+// may spend at most 1,000,000.
+const MutationCostBudget = icel.RuntimeCELCostBudget
+
+// errOutOfBudget is kube-apiserver's error of an evaluation over its
+// budget.
+var errOutOfBudget = errors.New("validation failed due to running out of cost budget, no further validation rules will be run")
+
+// MatchConditions evaluates the policy's match conditions, with their
+// failure policy, as kube-apiserver's policy matcher does (namespaceObject
+// is null there).
+func (p *Policy) MatchConditions(ctx context.Context, in *Input) matchcond.AdmissionMatchResult {
+	if p.envErr != nil {
+		return matchcond.AdmissionMatchResult{Error: p.envErr}
+	}
+	if p.conditions == nil {
+		return matchcond.AdmissionMatchResult{Matches: true}
+	}
+	return p.conditions.Match(ctx, &matchcond.AdmissionAttributes{
+		Object:     objectOf(in.Object),
+		OldObject:  objectOf(in.OldObject),
+		Request:    in.Request,
+		Params:     objectOf(in.Params),
+		Authorizer: in.Authorizer,
+	})
+}
+
+// MutationCount is the number of the policy's mutations that kube-apiserver
+// compiles (those of a known patch type with their body).
+func (p *Policy) MutationCount() int { return len(p.mutations) }
+
+// EvaluateMutation evaluates the policy's mutation i into its patch, with
+// kube-apiserver's errors.
+func (p *Policy) EvaluateMutation(ctx context.Context, i int, in *Input) (Patch, error) {
+	if p.envErr != nil {
+		return Patch{}, p.envErr
+	}
+	m := &p.mutations[i]
+	if m.err != nil {
+		return Patch{}, m.err
+	}
+	act := p.activation(ctx, in)
+	val, err := act.evaluate(m.program, m.expression, MutationCostBudget)
+	if err != nil {
+		return Patch{}, err
+	}
+	if m.patchType == admissionregistrationv1.PatchTypeJSONPatch {
+		b, err := jsonPatchBytes(val)
+		return Patch{JSONPatch: b}, err
+	}
+	obj, ok := val.(*objectVal)
+	if !ok {
+		return Patch{}, fmt.Errorf("unsupported return type from ApplyConfiguration expression: %v", val.Type())
+	}
+	if err := checkTypeNames(obj); err != nil {
+		return Patch{}, fmt.Errorf("type mismatch: %w", err)
+	}
+	value, ok := obj.Value().(map[string]any)
+	if !ok {
+		return Patch{}, fmt.Errorf("invalid return type: %T", val)
+	}
+	return Patch{ApplyConfiguration: value}, nil
+}
+
+// jsonPatchBytes builds the JSON Patch document of a JSONPatch expression's
+// value as kube-apiserver builds it: op and path always, from when not
+// empty, value when set, the strings quoted by strconv.Quote and the value
+// encoded from its protobuf Value form.
+func jsonPatchBytes(val ref.Val) ([]byte, error) {
+	list, ok := val.(traits.Lister)
+	if !ok {
+		return nil, errors.New("type mismatch: JSONPatchType.expression should evaluate to array")
+	}
+	buf := []byte{'['}
+	n := 0
+	for it := list.Iterator(); it.HasNext() == types.True; n++ {
+		native, err := it.Next().ConvertToNative(jsonPatchValNative)
+		if err != nil {
+			return nil, fmt.Errorf("type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch: %w", err)
+		}
+		op, ok := native.(*jsonPatchVal)
+		if !ok {
+			return nil, fmt.Errorf("type mismatch: JSONPatchType.expression should evaluate to array of JSONPatch, got element of %T", native)
+		}
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		// The members in the order encoding/json writes kube-apiserver's
+		// map: sorted by key.
+		if op.from != "" {
+			buf = append(buf, `{"from":`...)
+			buf = append(buf, strconv.Quote(op.from)...)
+			buf = append(buf, `,"op":`...)
+		} else {
+			buf = append(buf, `{"op":`...)
+		}
+		buf = append(buf, strconv.Quote(op.op)...)
+		buf = append(buf, `,"path":`...)
+		buf = append(buf, strconv.Quote(op.path)...)
+		if op.val != nil {
+			if o, ok := op.val.(*objectVal); ok {
+				if err := checkTypeNames(o); err != nil {
+					return nil, fmt.Errorf("type mismatch: %w", err)
+				}
+			}
+			v, err := op.val.ConvertToNative(structpbValueType)
+			if err != nil {
+				return nil, fmt.Errorf("JSONPath valueExpression evaluated to a type that could not marshal to JSON: %w", err)
+			}
+			b, err := json.Marshal(v.(*structpb.Value))
+			if err != nil {
+				return nil, fmt.Errorf("JSONPath valueExpression evaluated to a type that could not marshal to JSON: %w", err)
+			}
+			buf = append(buf, `,"value":`...)
+			buf = append(buf, b...)
+		}
+		buf = append(buf, '}')
+	}
+	return append(buf, ']'), nil
+}
+
+// Input is what one evaluation of a policy's expressions sees: the CEL
+// variables object, oldObject, request, params, namespaceObject and
+// authorizer of kube-apiserver's mutating policy activation.
+type Input struct {
+	// Request is `request`: the AdmissionRequest as kube-apiserver builds it
+	// for a policy, with the matched (possibly equivalent) kind and
+	// resource, and without uid, object and oldObject.
+	Request *admissionv1.AdmissionRequest
+	// Object is `object` as it stands after the mutations run so far, and
+	// OldObject is `oldObject`: unstructured content; nil is null.
+	Object, OldObject map[string]any
+	// Params is `params`, unstructured; nil is null.
+	Params map[string]any
+	// Namespace is `namespaceObject`; nil is null.
+	Namespace *corev1.Namespace
+	// Authorizer backs `authorizer` and `authorizer.requestResource`; nil
+	// leaves them undefined.
+	Authorizer matchcond.Authorizer
+	// TypedView presents Object and OldObject, the unstructured form of a
+	// built-in kind's Go object, as kube-apiserver's schemaless typed view
+	// of that Go object (admissioncel.TypedToVal) rather than as cel-go's
+	// view of unstructured content: kube-apiserver switches to it for the
+	// rest of a request once match conditions have evaluated on the
+	// object. Lists and maps taken from it do not convert to JSON Patch
+	// values.
+	TypedView bool
+}
+
+// Patch is what one mutation's expression evaluated to. Exactly one of its
+// fields is set.
+type Patch struct {
+	// ApplyConfiguration is the Object an ApplyConfiguration expression
+	// returned, converted as kube-apiserver converts it before typing it
+	// with the schema (dynamic.ObjectVal's Value(): its values are what
+	// structured-merge-diff then sees, CEL values included where
+	// kube-apiserver leaves them), after the check that nested Object type
+	// names follow the field path.
+	ApplyConfiguration map[string]any
+	// JSONPatch is the JSON array of operations that kube-apiserver builds
+	// from a JSONPatch expression's list (op and path always, from when not
+	// empty, value when set).
+	JSONPatch []byte
+}
+
+// mutationActivation resolves the variables of one mutation's evaluation.
+type mutationActivation struct {
+	ctx               context.Context
+	in                *Input
+	object, oldObject ref.Val
+	params, request   ref.Val
+	namespace         ref.Val
+	authorizer        ref.Val // built on first use
+	requestResource   ref.Val
+	variables         *admissioncel.Variables
+	policy            *Policy
+	// variablesCost is the cost of the variables computed since the last
+	// expression.
+	variablesCost int64
+}
+
+func (p *Policy) activation(ctx context.Context, in *Input) *mutationActivation {
+	a := &mutationActivation{
+		ctx:       ctx,
+		in:        in,
+		policy:    p,
+		object:    admittedVal(in.Object, in.TypedView),
+		oldObject: admittedVal(in.OldObject, in.TypedView),
+		request:   admissioncel.TypedToVal(in.Request),
+		namespace: types.NullValue,
+	}
+	if in.Params != nil {
+		a.params = admissioncel.TypedToVal(&unstructured.Unstructured{Object: in.Params})
+	}
+	if in.Namespace != nil {
+		a.namespace = admissioncel.TypedToVal(in.Namespace)
+	}
+	a.variables = admissioncel.NewVariables(p.variablesType, p.variableNames, p.variableIndex, a.computeVariable)
+	return a
+}
+
+// admittedVal is the CEL value of an unstructured object (see
+// Input.TypedView); null for nil.
+func admittedVal(o map[string]any, typedView bool) ref.Val {
+	if o == nil {
+		return types.NullValue
+	}
+	if typedView {
+		return admissioncel.TypedToVal(o)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(o)
+}
+
+var _ interpreter.Activation = (*mutationActivation)(nil)
+
+func (a *mutationActivation) ResolveName(name string) (any, bool) {
+	switch name {
+	case admissioncel.ObjectVarName:
+		return a.object, true
+	case admissioncel.OldObjectVarName:
+		return a.oldObject, true
+	case admissioncel.ParamsVarName:
+		return a.params, true
+	case admissioncel.RequestVarName:
+		return a.request, true
+	case admissioncel.NamespaceVarName:
+		return a.namespace, true
+	case admissioncel.AuthorizerVarName:
+		if a.in.Authorizer == nil {
+			return nil, false
+		}
+		if a.authorizer == nil {
+			a.authorizer = icel.NewAuthorizerValue(a.ctx, admissioncel.UserOf(a.in.Request), a.in.Authorizer)
+		}
+		return a.authorizer, true
+	case admissioncel.RequestResourceVarName:
+		if a.in.Authorizer == nil {
+			return nil, false
+		}
+		if a.requestResource == nil {
+			a.requestResource = admissioncel.RequestResourceCheck(a.ctx, a.in.Authorizer, a.in.Request)
+		}
+		return a.requestResource, true
+	case admissioncel.VariablesVarName:
+		return a.variables, true
+	}
+	return nil, false
+}
+
+func (a *mutationActivation) Parent() interpreter.Activation { return nil }
+
+// computeVariable computes variable i for the variables map, charging its
+// cost to the expression that reads it.
+func (a *mutationActivation) computeVariable(i int) ref.Val {
+	v := a.policy.variables[i]
+	var compileErr error
+	if v.err != nil {
+		compileErr = v.err
+	}
+	return admissioncel.EvalVariable(a.ctx, v.name, v.program, compileErr, a, &a.variablesCost)
+}
+
+// evaluate evaluates one expression with a budget, as kube-apiserver's
+// activation does: the variables' cost first, then the expression's.
+func (a *mutationActivation) evaluate(prg *icel.Program, expression string, budget int64) (ref.Val, error) {
+	val, cost, err := prg.Eval(a.ctx, a)
+	variablesCost := a.variablesCost
+	a.variablesCost = 0
+	if variablesCost > budget {
+		return nil, errOutOfBudget
+	}
+	budget -= variablesCost
+	if cost > math.MaxInt64 || int64(cost) > budget {
+		return nil, errOutOfBudget
+	}
+	if err != nil {
+		return nil, fmt.Errorf("expression '%v' resulted in error: %v", expression, err)
+	}
+	return val, nil
+}
+
+// objectOf is the runtime.Object form of an unstructured map, or nil.
+func objectOf(o map[string]any) runtime.Object {
+	if o == nil {
+		return nil
+	}
+	return &unstructured.Unstructured{Object: o}
+}
