@@ -273,7 +273,7 @@ func TestAdmissionMutatingPolicyBindingValidationMatchesKube(t *testing.T) {
 // MutatingAdmissionPolicy and binding of the published files (in any
 // version, converted to v1 as kube-apiserver stores them) with both.
 func TestAdmissionMutatingRealWorldValidationMatchesKube(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("..", "..", "..", "shared", "realworld", "mutating-admission-policy", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join(mvRealworldDir, "*.yaml")) // the copy of shared/realworld/mutating-admission-policy
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
 	decoder := serializer.NewCodecFactory(legacyscheme.Scheme).UniversalDeserializer()
