@@ -16,7 +16,7 @@ import (
 // the expressions of variables and mutations (mutcel's expression checker).
 // Until it does, kube-apiserver's compile errors at those paths are left
 // out of the comparison, and counted.
-const mvExpressionsChecked = false
+const mvExpressionsChecked = true
 
 // mvExpressionPath is the path of a variable's or a mutation's expression.
 var mvExpressionPath = regexp.MustCompile(`^spec\.(variables\[\d+\]\.expression|mutations\[\d+\]\.(applyConfiguration|jsonPatch)\.expression)$`)
@@ -135,7 +135,10 @@ func TestMutationPolicyValidationMatchesKube(t *testing.T) {
 	}
 	t.Logf("mutating admission policies: create: %d cases (%d valid); update: %d cases (%d valid), %d where 1.37 accepts a stored includes(); expression errors not compared: %d",
 		create.cases, create.valid, update.cases, update.valid, update.newer, create.unchecked+update.unchecked)
-	assert.Greater(t, create.valid, 400)
+	// The corpus's expressions are valid in about a quarter of the
+	// policies; the rest exercise kube-apiserver's errors.
+	assert.Greater(t, create.valid, 200)
+	assert.Greater(t, create.cases-create.valid, 500)
 }
 
 // TestMutationBindingValidationMatchesKube compares the validation of
