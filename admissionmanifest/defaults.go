@@ -6,6 +6,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
+	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
 // The v1 defaults of kube-apiserver (kubernetes/kubernetes
@@ -62,18 +63,15 @@ func SetDefaultsValidatingAdmissionPolicyBinding(b *admissionregistrationv1.Vali
 
 // SetDefaultsMutatingAdmissionPolicy sets failurePolicy Fail and, if
 // matchConstraints is set, its defaults (see
-// SetDefaultsValidatingAdmissionPolicyBinding).
+// SetDefaultsValidatingAdmissionPolicyBinding): mutation.SetDefaultsPolicy.
 func SetDefaultsMutatingAdmissionPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) {
-	if p.Spec.FailurePolicy == nil {
-		p.Spec.FailurePolicy = ptrTo(admissionregistrationv1.Fail)
-	}
-	admissionvalidation.DefaultMatchResources(p.Spec.MatchConstraints)
+	mutation.SetDefaultsPolicy(p)
 }
 
 // SetDefaultsMutatingAdmissionPolicyBinding sets the defaults of
-// SetDefaultsValidatingAdmissionPolicyBinding.
+// SetDefaultsValidatingAdmissionPolicyBinding: mutation.SetDefaultsBinding.
 func SetDefaultsMutatingAdmissionPolicyBinding(b *admissionregistrationv1.MutatingAdmissionPolicyBinding) {
-	admissionvalidation.DefaultMatchResources(b.Spec.MatchResources)
+	mutation.SetDefaultsBinding(b)
 }
 
 // SetDefaults sets the v1 defaults of an admissionregistration.k8s.io/v1

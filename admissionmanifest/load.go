@@ -77,9 +77,7 @@ type LoadOptions struct {
 // plugin's v1 policies and bindings and their typed lists; names are unique
 // per kind; a policy may not have paramKind, a binding must name a static
 // policy of the directory and may not have paramRef. MutatingAdmissionPolicy
-// objects get their v1 defaults and these loader checks, but not yet the
-// REST validation of their spec (TODO(issue 11): it belongs to package
-// mutation, which does not exist yet).
+// objects are validated by package mutation's Validator.
 //
 // Documents in the plain subset of YAML in which manifests are usually
 // written are decoded by a fast path (one conversion to JSON, one strict

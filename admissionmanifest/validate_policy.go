@@ -88,24 +88,8 @@ const (
 var validationReasons = []metav1.StatusReason{metav1.StatusReasonForbidden, metav1.StatusReasonInvalid, metav1.StatusReasonRequestEntityTooLarge}
 
 func (v *Validator) validatePolicySpec(meta *metav1.ObjectMeta, spec *admissionregistrationv1.ValidatingAdmissionPolicySpec, o *policyOptions, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
-	} else if !oneOf(*spec.FailurePolicy, admissionvalidation.FailurePolicies) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, admissionvalidation.FailurePolicies))
-	}
+	errs := admissionvalidation.PolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, path)
 	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, admissionvalidation.ParamKind(spec.ParamKind, path.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, admissionvalidation.MatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
-		}
-	}
 	if !o.ignoreMatchConditions {
 		errs = append(errs, v.compiler.Validate(spec.MatchConditions, matchcond.AdmissionValidateOptions{HasParams: hasParams, Preexisting: o.preexisting.matchConditions}, path.Child("matchConditions"))...)
 	}
@@ -158,18 +142,9 @@ func internalAuditAnnotations(as []admissionregistrationv1.AuditAnnotation) []in
 // expressions if its expression was one of the old policy's validation
 // expressions (not variables: kube-apiserver looks it up there).
 func validateVariable(pv *matchcond.PolicyValidator, variable *admissionregistrationv1.Variable, storedValidations map[string]bool, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if strings.TrimSpace(variable.Name) == "" {
-		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
-	} else if !admissionvalidation.IsCELIdentifier(variable.Name) {
-		errs = append(errs, field.Invalid(path.Child("name"), variable.Name, "must be a valid CEL identifier"))
-	}
-	if strings.TrimSpace(variable.Expression) == "" {
-		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if err := pv.Variable(variable.Name, variable.Expression, storedValidations[variable.Expression], path.Child("expression")); err != nil {
-		errs = append(errs, err)
-	}
-	return errs
+	return admissionvalidation.Variable(variable, path, func() *field.Error {
+		return pv.Variable(variable.Name, variable.Expression, storedValidations[variable.Expression], path.Child("expression"))
+	})
 }
 
 // newlines are the line breaks of CEL's grammar.

@@ -1,7 +1,6 @@
 package mutation
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,36 +37,9 @@ const (
 // through its internal version yields.
 var decodedVersions = []string{"v1", "v1beta1", "v1alpha1"}
 
-// DecodeError says what is wrong with a document of a stream, and where.
-type DecodeError struct {
-	// Document is the 1-based position of the document in the stream, among
-	// the documents that are not empty; 0 when the stream as a whole is bad.
-	Document int
-	// Line is the line where the document's content starts, 0 if not known.
-	Line int
-	// Item is the 1-based position of the object in a List, 0 outside one.
-	Item int
-	// Err is the problem.
-	Err error
-}
-
-func (e *DecodeError) Error() string {
-	var b strings.Builder
-	if e.Document > 0 {
-		fmt.Fprintf(&b, "document %d", e.Document)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, " (line %d)", e.Line)
-		}
-		if e.Item > 0 {
-			fmt.Fprintf(&b, ", items[%d]", e.Item-1)
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
+// DecodeError says what is wrong with a document of a stream, and where
+// (File is not set by Decode).
+type DecodeError = manifest.DecodeError
 
 // KindError is the error of a document (or List item) that is neither a
 // MutatingAdmissionPolicy nor a MutatingAdmissionPolicyBinding, such as a
@@ -97,31 +69,18 @@ func (e *KindError) Error() string {
 // also defaults a paramRef's parameterNotFoundAction to Deny) and their
 // apiVersion and kind set to v1's. Decoding is strict, as kube-apiserver's
 // strict field validation: unknown and duplicate fields, field names in the
-// wrong case and values of the wrong type are errors. Decode does not
-// validate the objects: see Validator.
+// wrong case and values of the wrong type are errors. Both kinds are
+// cluster-scoped: a namespace is dropped, as kube-apiserver drops it before
+// it validates the object. Decode does not validate the objects: see
+// Validator.
 //
 // Every document is read even if an earlier one is bad: Decode returns the
 // objects of the good documents and an error that joins one *DecodeError
 // per bad document or item. Objects of other kinds are *KindError.
 func Decode(data []byte) (*Objects, error) {
 	out := &Objects{}
-	var errs []error
-	docs := 0
-	manifest.Documents(data, func(line int, doc []byte, err error) {
-		if err == nil && bytes.Equal(bytes.TrimSpace(doc), []byte("null")) {
-			return
-		}
-		docs++
-		if err != nil {
-			errs = append(errs, &DecodeError{Document: docs, Line: line, Err: err})
-			return
-		}
-		for _, e := range decodeDocument(doc, out) {
-			e.Document, e.Line = docs, line
-			errs = append(errs, e)
-		}
-	})
-	return out, errors.Join(errs...)
+	err := manifest.Objects(data, func(doc []byte) []*DecodeError { return decodeDocument(doc, out) })
+	return out, err
 }
 
 // typeMeta is the apiVersion and kind of a document.
@@ -212,6 +171,7 @@ func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
 			return fmt.Errorf("%s: %w", tm.Kind, err)
 		}
 		p.TypeMeta = v1
+		p.Namespace = ""
 		SetDefaultsPolicy(p)
 		out.Policies = append(out.Policies, p)
 	case kindBinding:
@@ -220,6 +180,7 @@ func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
 			return fmt.Errorf("%s: %w", tm.Kind, err)
 		}
 		b.TypeMeta = v1
+		b.Namespace = ""
 		if version == "v1alpha1" {
 			setDefaultsBindingV1alpha1(b)
 		} else {

@@ -69,14 +69,16 @@ func NewValidator(o ValidatorOptions) (*Validator, error) {
 // *v1.MutatingAdmissionPolicyBinding; any other type, or an old object of
 // another type, is an internal error.
 func (v *Validator) Validate(obj, old runtime.Object) field.ErrorList {
-	wrongOld := field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate an update of a %T from a %T", obj, old))}
+	wrongOld := func() field.ErrorList {
+		return field.ErrorList{field.InternalError(nil, fmt.Errorf("cannot validate an update of a %T from a %T", obj, old))}
+	}
 	switch o := obj.(type) {
 	case *admissionregistrationv1.MutatingAdmissionPolicy:
 		var oldP *admissionregistrationv1.MutatingAdmissionPolicy
 		if old != nil {
 			var ok bool
 			if oldP, ok = old.(*admissionregistrationv1.MutatingAdmissionPolicy); !ok {
-				return wrongOld
+				return wrongOld()
 			}
 		}
 		return v.ValidateMutatingAdmissionPolicy(o, oldP)
@@ -85,7 +87,7 @@ func (v *Validator) Validate(obj, old runtime.Object) field.ErrorList {
 		if old != nil {
 			var ok bool
 			if oldB, ok = old.(*admissionregistrationv1.MutatingAdmissionPolicyBinding); !ok {
-				return wrongOld
+				return wrongOld()
 			}
 		}
 		return v.ValidateMutatingAdmissionPolicyBinding(o, oldB)
@@ -123,23 +125,9 @@ func (v *Validator) ValidateMutatingAdmissionPolicy(obj, old *admissionregistrat
 }
 
 func (v *Validator) validatePolicySpec(spec *admissionregistrationv1.MutatingAdmissionPolicySpec, old *admissionregistrationv1.MutatingAdmissionPolicy, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if spec.FailurePolicy == nil {
-		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
-	} else if !slices.Contains(admissionvalidation.FailurePolicies, *spec.FailurePolicy) {
-		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *spec.FailurePolicy, admissionvalidation.FailurePolicies))
-	}
+	errs := admissionvalidation.PolicyHead(spec.FailurePolicy, spec.ParamKind, spec.MatchConstraints, path)
 	hasParams := spec.ParamKind != nil
-	if hasParams {
-		errs = append(errs, admissionvalidation.ParamKind(spec.ParamKind, path.Child("paramKind"))...)
-	}
-	if spec.MatchConstraints == nil {
-		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
-	} else {
-		errs = append(errs, admissionvalidation.MatchResources(spec.MatchConstraints, path.Child("matchConstraints"))...)
-		if len(spec.MatchConstraints.ResourceRules) == 0 {
-			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
-		}
+	if spec.MatchConstraints != nil {
 		errs = append(errs, mutatingOperationErrors(spec.MatchConstraints, path.Child("matchConstraints"))...)
 	}
 
@@ -208,20 +196,12 @@ func mutatingOperationErrors(m *admissionregistrationv1.MatchResources, path *fi
 }
 
 func validateVariable(x expressionChecks, variable admissionregistrationv1.Variable, path *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	if strings.TrimSpace(variable.Name) == "" {
-		errs = append(errs, field.Required(path.Child("name"), "name is not specified"))
-	} else if !admissionvalidation.IsCELIdentifier(variable.Name) {
-		errs = append(errs, field.Invalid(path.Child("name"), variable.Name, "must be a valid CEL identifier"))
-	}
-	if strings.TrimSpace(variable.Expression) == "" {
-		errs = append(errs, field.Required(path.Child("expression"), "expression is not specified"))
-	} else if x != nil {
-		if err := x.variable(variable, path); err != nil {
-			errs = append(errs, err)
+	return admissionvalidation.Variable(&variable, path, func() *field.Error {
+		if x == nil {
+			return nil
 		}
-	}
-	return errs
+		return x.variable(variable, path)
+	})
 }
 
 func validateMutation(x expressionChecks, m admissionregistrationv1.Mutation, path *field.Path) field.ErrorList {

@@ -1,7 +1,6 @@
 package rbac
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,41 +46,7 @@ const (
 )
 
 // DecodeError says what is wrong with a document of a stream, and where.
-type DecodeError struct {
-	// File is the file the stream was read from, "" for Decode.
-	File string
-	// Document is the 1-based position of the document in the stream, among
-	// the documents that are not empty; 0 when the stream as a whole is bad.
-	Document int
-	// Line is the line where the document's content starts, 0 if not known.
-	Line int
-	// Item is the 1-based position of the object in a List, 0 outside one.
-	Item int
-	// Err is the problem.
-	Err error
-}
-
-func (e *DecodeError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(": ")
-	}
-	if e.Document > 0 {
-		fmt.Fprintf(&b, "document %d", e.Document)
-		if e.Line > 0 {
-			fmt.Fprintf(&b, " (line %d)", e.Line)
-		}
-		if e.Item > 0 {
-			fmt.Fprintf(&b, ", items[%d]", e.Item-1)
-		}
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Err.Error())
-	return b.String()
-}
-
-func (e *DecodeError) Unwrap() error { return e.Err }
+type DecodeError = manifest.DecodeError
 
 // Decode reads the Roles, ClusterRoles, RoleBindings and ClusterRoleBindings
 // (rbac.authorization.k8s.io/v1) of a YAML or JSON stream, as kubectl apply
@@ -103,23 +68,8 @@ func (e *DecodeError) Unwrap() error { return e.Err }
 // they are indexed, not here.
 func Decode(data []byte) (*Objects, error) {
 	out := &Objects{}
-	var errs []error
-	docs := 0
-	manifest.Documents(data, func(line int, doc []byte, err error) {
-		if err == nil && bytes.Equal(bytes.TrimSpace(doc), []byte("null")) {
-			return
-		}
-		docs++
-		if err != nil {
-			errs = append(errs, &DecodeError{Document: docs, Line: line, Err: err})
-			return
-		}
-		for _, e := range decodeDocument(doc, out) {
-			e.Document, e.Line = docs, line
-			errs = append(errs, e)
-		}
-	})
-	return out, errors.Join(errs...)
+	err := manifest.Objects(data, func(doc []byte) []*DecodeError { return decodeDocument(doc, out) })
+	return out, err
 }
 
 // Load reads the RBAC objects of files and directories, as Decode reads

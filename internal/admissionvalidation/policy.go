@@ -12,6 +12,31 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
+// PolicyHead validates what the specs of validating and mutating admission
+// policies begin with, in kube-apiserver's order: failurePolicy (required:
+// the defaults set it), paramKind, and matchConstraints (required, with at
+// least one resource rule, which gives the expressions their types).
+func PolicyHead(failurePolicy *admissionregistrationv1.FailurePolicyType, paramKind *admissionregistrationv1.ParamKind, matchConstraints *admissionregistrationv1.MatchResources, path *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if failurePolicy == nil {
+		errs = append(errs, field.Required(path.Child("failurePolicy"), ""))
+	} else if !slices.Contains(FailurePolicies, *failurePolicy) {
+		errs = append(errs, field.NotSupported(path.Child("failurePolicy"), *failurePolicy, FailurePolicies))
+	}
+	if paramKind != nil {
+		errs = append(errs, ParamKind(paramKind, path.Child("paramKind"))...)
+	}
+	if matchConstraints == nil {
+		errs = append(errs, field.Required(path.Child("matchConstraints"), ""))
+	} else {
+		errs = append(errs, MatchResources(matchConstraints, path.Child("matchConstraints"))...)
+		if len(matchConstraints.ResourceRules) == 0 {
+			errs = append(errs, field.Required(path.Child("matchConstraints", "resourceRules"), ""))
+		}
+	}
+	return errs
+}
+
 // ParamKind validates the paramKind of a policy.
 func ParamKind(pk *admissionregistrationv1.ParamKind, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
