@@ -507,9 +507,10 @@ func mutationCELCorpus(t *testing.T) []mutationCELCase {
 
 // realworldMutationCELCases are the mutations of the published policies.
 func realworldMutationCELCases(t *testing.T, object, params map[string]any, ns *corev1.Namespace) []mutationCELCase {
-	dir := filepath.Join("..", "..", "shared", "realworld", "mutating-admission-policy")
+	dir := filepath.Join("..", "mutation", "testdata", "realworld")
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	require.NoError(t, err)
+	require.NotEmpty(t, files, dir)
 	var cases []mutationCELCase
 	for _, f := range files {
 		data, err := os.ReadFile(f)
