@@ -165,14 +165,11 @@
 //
 // Where kube-apiserver reports the first of several errors in Go's random
 // map order (nested Object type names), gatehouse reports them in the order
-// of the field names. kube-apiserver bounds the bytes that copy operations
-// add with a process-wide setting of json-patch; gatehouse applies the same
-// 3 MiB bound ([JSONPatchMaxCopyBytes]) without touching that library's
-// globals. kube-apiserver presents a built-in object to CEL through its schemaless
-// typed view once match conditions have evaluated on it in a request, after
-// which lists and maps taken from the object cannot be JSON Patch values
-// ("type conversion error from 'list(dyn)' to '*structpb.Value'"); gatehouse
-// reproduces that switch.
+// of the field names. kube-apiserver presents a built-in object to CEL
+// through its schemaless typed view once match conditions have evaluated on
+// it in a request, after which lists and maps taken from the object cannot
+// be JSON Patch values ("type conversion error from 'list(dyn)' to
+// '*structpb.Value'"); gatehouse reproduces that switch.
 //
 // kube-apiserver reads the schemas of a running cluster from its own
 // /openapi/v3, polled every 5 seconds; here they are the published 1.37
@@ -182,9 +179,10 @@
 // The dispatcher works on unstructured objects: kube-apiserver admits built-in
 // kinds as typed objects, whose unstructured form (runtime's
 // DefaultUnstructuredConverter) is what its expressions see, so the
-// dispatcher takes a built-in kind's objects through the Go type before
-// the first policy (an object the Go type does not take is used as it is). A request that matches a policy
-// only through an equivalent resource of another version needs
+// dispatcher takes a built-in kind's objects through the Go type before the
+// first policy (an object the Go type does not take is used as it is). A
+// request that matches a policy only through an equivalent resource of
+// another version needs
 // Options.Converter (kube-apiserver has its scheme); without one the policy
 // fails with a configuration error. As in kube-apiserver, the objects of
 // each matched version are converted once, before any mutation, and only
@@ -213,10 +211,11 @@
 // resources are, not through their Go types, which k8s.io/api v0.36 (that
 // the Kubernetes 1.36 conformance module builds this package with) lacks.
 //
-// The copy operations of one JSON patch may add at most 3 MiB to the
-// document, with json-patch's error, as in kube-apiserver, whose generic
-// server sets that bound (JSONPatchMaxCopyBytes) for the whole process; the
-// bound is enforced here without setting json-patch's package variable.
+// The copy operations of one JSON patch may add at most 3 MiB
+// ([JSONPatchMaxCopyBytes]) to the document, with json-patch's error, as in
+// kube-apiserver, whose generic server sets that bound for the whole
+// process; the bound is enforced here without setting json-patch's package
+// variable.
 //
 // [Decode] refuses an item of a typed list (a MutatingAdmissionPolicyList)
 // whose own apiVersion and kind name another type; kube-apiserver's decoder
