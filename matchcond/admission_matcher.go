@@ -9,7 +9,6 @@ import (
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/interpreter"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -189,8 +188,8 @@ func (m *AdmissionMatcher) evaluate(ctx context.Context, act *admissionActivatio
 		}
 		val, cost, err := c.program.Eval(ctx, act)
 		if m.policy {
-			variablesCost := act.variablesCost
-			act.variablesCost = 0
+			variablesCost := act.VariablesCost
+			act.VariablesCost = 0
 			if variablesCost > remaining {
 				return nil, ErrOutOfBudget
 			}
@@ -210,35 +209,24 @@ func (m *AdmissionMatcher) evaluate(ctx context.Context, act *admissionActivatio
 }
 
 // admissionActivation resolves the variables of one Match.
-type admissionActivation struct {
-	ctx               context.Context
-	object, oldObject any
-	params, request   any
-	authz             Authorizer
-	authzRequest      *admissionv1.AdmissionRequest
-	authorizer        ref.Val // built on first use
-	requestResource   ref.Val
-	variables         *admissioncel.Variables
-	// variablesCost is the cost of the variables computed since the last
-	// condition.
-	variablesCost int64
-}
+type admissionActivation = admissioncel.Activation
 
 func (m *AdmissionMatcher) activation(ctx context.Context, a *AdmissionAttributes) *admissionActivation {
 	act := &admissionActivation{
-		ctx:          ctx,
-		object:       objectToVal(a.Object),
-		oldObject:    objectToVal(a.OldObject),
-		request:      admissioncel.TypedToVal(a.Request),
-		authz:        a.Authorizer,
-		authzRequest: a.Request,
+		Ctx:          ctx,
+		Object:       objectToVal(a.Object),
+		OldObject:    objectToVal(a.OldObject),
+		Request:      admissioncel.TypedToVal(a.Request),
+		Namespace:    types.NullValue, // always null in match conditions
+		Authorizer:   a.Authorizer,
+		AuthzRequest: a.Request,
 	}
 	if a.Params != nil {
-		act.params = admissioncel.TypedToVal(a.Params)
+		act.Params = admissioncel.TypedToVal(a.Params)
 	}
 	if m.policy {
-		act.variables = admissioncel.NewVariables(m.variablesType, m.variableNames, m.variableIndex,
-			func(i int) ref.Val { return act.computeVariable(m.variables[i]) })
+		act.Variables = admissioncel.NewVariables(m.variablesType, m.variableNames, m.variableIndex,
+			func(i int) ref.Val { return computeVariable(act, m.variables[i]) })
 	}
 	return act
 }
@@ -258,53 +246,14 @@ func objectToVal(o runtime.Object) any {
 	return admissioncel.TypedToVal(o)
 }
 
-func (a *admissionActivation) ResolveName(name string) (any, bool) {
-	switch name {
-	case admissioncel.ObjectVarName:
-		return a.object, true
-	case admissioncel.OldObjectVarName:
-		return a.oldObject, true
-	case admissioncel.ParamsVarName:
-		return a.params, true
-	case admissioncel.RequestVarName:
-		return a.request, true
-	case admissioncel.NamespaceVarName:
-		return types.NullValue, true
-	case admissioncel.AuthorizerVarName:
-		if a.authz == nil {
-			return nil, false
-		}
-		if a.authorizer == nil {
-			a.authorizer = icel.NewAuthorizerValue(a.ctx, admissioncel.UserOf(a.authzRequest), a.authz)
-		}
-		return a.authorizer, true
-	case admissioncel.RequestResourceVarName:
-		if a.authz == nil {
-			return nil, false
-		}
-		if a.requestResource == nil {
-			a.requestResource = admissioncel.RequestResourceCheck(a.ctx, a.authz, a.authzRequest)
-		}
-		return a.requestResource, true
-	case admissioncel.VariablesVarName:
-		if a.variables == nil {
-			return nil, true
-		}
-		return a.variables, true
-	}
-	return nil, false
-}
-
-func (a *admissionActivation) Parent() interpreter.Activation { return nil }
-
 // computeVariable computes a variable for the variables map, charging its
 // cost to the condition that uses it.
-func (a *admissionActivation) computeVariable(v *compiledVariable) ref.Val {
+func computeVariable(a *admissionActivation, v *compiledVariable) ref.Val {
 	var compileErr error
 	if v.err != nil {
 		compileErr = v.err
 	}
-	return admissioncel.EvalVariable(a.ctx, v.name, v.program, compileErr, a, &a.variablesCost)
+	return admissioncel.EvalVariable(a.Ctx, v.name, v.program, compileErr, a, &a.VariablesCost)
 }
 
 // admissionRecorder records the metrics of one Match.

@@ -11,7 +11,6 @@ import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
-	"github.com/google/cel-go/interpreter"
 	"google.golang.org/protobuf/types/known/structpb"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -193,37 +192,33 @@ type Patch struct {
 
 // mutationActivation resolves the variables of one mutation's evaluation.
 type mutationActivation struct {
-	ctx               context.Context
-	in                *Input
-	object, oldObject ref.Val
-	params, request   ref.Val
-	namespace         ref.Val
-	authorizer        ref.Val // built on first use
-	requestResource   ref.Val
-	variables         *admissioncel.Variables
-	policy            *Policy
-	// variablesCost is the cost of the variables computed since the last
-	// expression.
-	variablesCost int64
+	admissioncel.Activation
 }
 
 func (p *Policy) activation(ctx context.Context, in *Input) *mutationActivation {
-	a := &mutationActivation{
-		ctx:       ctx,
-		in:        in,
-		policy:    p,
-		object:    admittedVal(in.Object, in.TypedView),
-		oldObject: admittedVal(in.OldObject, in.TypedView),
-		request:   admissioncel.TypedToVal(in.Request),
-		namespace: types.NullValue,
-	}
+	a := &mutationActivation{admissioncel.Activation{
+		Ctx:          ctx,
+		Object:       admittedVal(in.Object, in.TypedView),
+		OldObject:    admittedVal(in.OldObject, in.TypedView),
+		Request:      admissioncel.TypedToVal(in.Request),
+		Namespace:    types.NullValue,
+		Authorizer:   in.Authorizer,
+		AuthzRequest: in.Request,
+	}}
 	if in.Params != nil {
-		a.params = admissioncel.TypedToVal(&unstructured.Unstructured{Object: in.Params})
+		a.Params = admissioncel.TypedToVal(&unstructured.Unstructured{Object: in.Params})
 	}
 	if in.Namespace != nil {
-		a.namespace = admissioncel.TypedToVal(in.Namespace)
+		a.Namespace = admissioncel.TypedToVal(in.Namespace)
 	}
-	a.variables = admissioncel.NewVariables(p.variablesType, p.variableNames, p.variableIndex, a.computeVariable)
+	a.Variables = admissioncel.NewVariables(p.variablesType, p.variableNames, p.variableIndex, func(i int) ref.Val {
+		v := p.variables[i]
+		var compileErr error
+		if v.err != nil {
+			compileErr = v.err
+		}
+		return admissioncel.EvalVariable(a.Ctx, v.name, v.program, compileErr, &a.Activation, &a.VariablesCost)
+	})
 	return a
 }
 
@@ -239,61 +234,12 @@ func admittedVal(o map[string]any, typedView bool) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(o)
 }
 
-var _ interpreter.Activation = (*mutationActivation)(nil)
-
-func (a *mutationActivation) ResolveName(name string) (any, bool) {
-	switch name {
-	case admissioncel.ObjectVarName:
-		return a.object, true
-	case admissioncel.OldObjectVarName:
-		return a.oldObject, true
-	case admissioncel.ParamsVarName:
-		return a.params, true
-	case admissioncel.RequestVarName:
-		return a.request, true
-	case admissioncel.NamespaceVarName:
-		return a.namespace, true
-	case admissioncel.AuthorizerVarName:
-		if a.in.Authorizer == nil {
-			return nil, false
-		}
-		if a.authorizer == nil {
-			a.authorizer = icel.NewAuthorizerValue(a.ctx, admissioncel.UserOf(a.in.Request), a.in.Authorizer)
-		}
-		return a.authorizer, true
-	case admissioncel.RequestResourceVarName:
-		if a.in.Authorizer == nil {
-			return nil, false
-		}
-		if a.requestResource == nil {
-			a.requestResource = admissioncel.RequestResourceCheck(a.ctx, a.in.Authorizer, a.in.Request)
-		}
-		return a.requestResource, true
-	case admissioncel.VariablesVarName:
-		return a.variables, true
-	}
-	return nil, false
-}
-
-func (a *mutationActivation) Parent() interpreter.Activation { return nil }
-
-// computeVariable computes variable i for the variables map, charging its
-// cost to the expression that reads it.
-func (a *mutationActivation) computeVariable(i int) ref.Val {
-	v := a.policy.variables[i]
-	var compileErr error
-	if v.err != nil {
-		compileErr = v.err
-	}
-	return admissioncel.EvalVariable(a.ctx, v.name, v.program, compileErr, a, &a.variablesCost)
-}
-
 // evaluate evaluates one expression with a budget, as kube-apiserver's
 // activation does: the variables' cost first, then the expression's.
 func (a *mutationActivation) evaluate(prg *icel.Program, expression string, budget int64) (ref.Val, error) {
-	val, cost, err := prg.Eval(a.ctx, a)
-	variablesCost := a.variablesCost
-	a.variablesCost = 0
+	val, cost, err := prg.Eval(a.Ctx, &a.Activation)
+	variablesCost := a.VariablesCost
+	a.VariablesCost = 0
 	if variablesCost > budget {
 		return nil, errOutOfBudget
 	}
