@@ -9,7 +9,6 @@ import (
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,6 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
+	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -144,7 +144,7 @@ func newDispatcher(policies []*admissionregistrationv1.MutatingAdmissionPolicy, 
 		}
 		cp := &compiledPolicy{policy: p, name: p.Name, ifNeeded: p.Spec.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy}
 		if pk := p.Spec.ParamKind; pk != nil {
-			gvk, ok := paramKindOf(pk)
+			gvk, ok := admissionpolicy.ParamKindOf(pk)
 			if !ok {
 				continue // kube-apiserver leaves such a policy out of its hooks
 			}
@@ -216,7 +216,7 @@ func (d *Dispatcher) Explain(ctx context.Context, req *Request) (Result, *Trace,
 type invocation struct {
 	policy   *compiledPolicy
 	binding  *compiledBinding
-	param    *param
+	param    *admissionpolicy.Param
 	resource schema.GroupVersionResource
 	attr     *versioned
 	// trace is the invocation's entry in the Trace, when explaining.
@@ -255,7 +255,7 @@ type state struct {
 	d     *Dispatcher
 	req   *Request
 	match admissionmatch.Request
-	ns    namespaceCache
+	ns    admissionpolicy.NamespaceCache
 	// versions are created in the order invocations need them.
 	versions []*versioned
 	errs     []*policyError
@@ -278,7 +278,7 @@ func (d *Dispatcher) admit(ctx context.Context, req *Request, t *Trace) (Result,
 		return res, nil
 	}
 	s := &state{d: d, req: req, trace: t}
-	s.ns.lookup = d.o.Namespaces
+	s.ns.Lookup = d.o.Namespaces
 	s.match = admissionmatch.Request{
 		Operation:   req.Operation,
 		Kind:        req.Kind,
@@ -349,7 +349,7 @@ func (s *state) collect(ctx context.Context) []*invocation {
 				params, err = s.d.o.Params.Params(*cp.paramKind)
 			}
 			if err != nil {
-				err = errParamKindNotFound(*cp.paramKind)
+				err = admissionpolicy.ParamKindNotFoundError(*cp.paramKind)
 				s.errs = append(s.errs, configPolicyError(cp, err))
 				if pt != nil {
 					pt.Err = err
@@ -386,11 +386,11 @@ func (s *state) collect(ctx context.Context) []*invocation {
 				}
 				continue
 			}
-			var ps []*param
+			var ps []*admissionpolicy.Param
 			if cp.paramKind == nil {
-				ps = []*param{nil}
+				ps = []*admissionpolicy.Param{nil}
 			} else {
-				ps, err = collectParams(ctx, cp.policy.Spec.ParamKind, params, cb.binding.Spec.ParamRef, s.req.Namespace)
+				ps, err = admissionpolicy.CollectParams(ctx, cp.policy.Spec.ParamKind, params, cb.binding.Spec.ParamRef, s.req.Namespace)
 			}
 			if err != nil {
 				s.errs = append(s.errs, configBindingError(cp, cb, err))
@@ -404,7 +404,7 @@ func (s *state) collect(ctx context.Context) []*invocation {
 				if bt != nil {
 					it := InvocationTrace{}
 					if p != nil {
-						it.ParamNamespace, it.ParamName = p.namespace, p.name
+						it.ParamNamespace, it.ParamName = p.Namespace, p.Name
 					}
 					bt.Invocations = append(bt.Invocations, it)
 				}
@@ -459,7 +459,7 @@ func (s *state) version(kind schema.GroupVersionKind) (*versioned, error) {
 	// kube-apiserver holds an object of a built-in kind as its Go type:
 	// its expressions and patches see that form.
 	v.object, v.oldObject = s.normalize(v.object, kind), s.normalize(v.oldObject, kind)
-	v.request = s.admissionRequest(kind)
+	v.request = s.req.attributes().AdmissionRequest(kind)
 	s.versions = append(s.versions, v)
 	return v, nil
 }
@@ -490,37 +490,6 @@ func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersion
 	return contentOf(out), nil
 }
 
-// admissionRequest is the request variable of invocations of kind (its
-// resource is set per invocation).
-func (s *state) admissionRequest(kind schema.GroupVersionKind) *admissionv1.AdmissionRequest {
-	r := s.req
-	dryRun := r.DryRun
-	return &admissionv1.AdmissionRequest{
-		Kind:               metav1.GroupVersionKind{Group: kind.Group, Version: kind.Version, Kind: kind.Kind},
-		SubResource:        r.SubResource,
-		RequestKind:        &metav1.GroupVersionKind{Group: r.Kind.Group, Version: r.Kind.Version, Kind: r.Kind.Kind},
-		RequestResource:    &metav1.GroupVersionResource{Group: r.Resource.Group, Version: r.Resource.Version, Resource: r.Resource.Resource},
-		RequestSubResource: r.SubResource,
-		Name:               r.Name,
-		Namespace:          r.Namespace,
-		Operation:          r.Operation,
-		UserInfo:           userInfoOf(r),
-		DryRun:             &dryRun,
-		Options:            runtime.RawExtension{Object: r.Options},
-	}
-}
-
-// userInfoOf is the request's user as kube-apiserver copies it into the
-// request variable (extra is never nil).
-func userInfoOf(r *Request) authenticationv1.UserInfo {
-	u := authenticationv1.UserInfo{Username: r.UserInfo.Username, UID: r.UserInfo.UID, Groups: r.UserInfo.Groups,
-		Extra: make(map[string]authenticationv1.ExtraValue, len(r.UserInfo.Extra))}
-	for k, v := range r.UserInfo.Extra {
-		u.Extra[k] = v
-	}
-	return u
-}
-
 // dispatch runs the invocations (kube-apiserver's mutating
 // dispatchInvocations) and returns the final object (nil when no mutation
 // left the last version dirty) or a status that fails the request.
@@ -543,12 +512,9 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 	// The namespace object, for namespaced requests (a Namespace's own
 	// request has the namespace's name, which does not count).
 	var namespace *corev1.Namespace
-	name := s.req.Namespace
-	if k := s.req.Kind; k.Group == "" && k.Version == "v1" && k.Kind == "Namespace" {
-		name = ""
-	}
+	name := s.req.attributes().NamespaceOf()
 	if name != "" {
-		ns, err := s.ns.get(ctx, name)
+		ns, err := s.ns.Get(ctx, name)
 		if err != nil {
 			var status *apierrors.StatusError
 			if errors.As(err, &status) {
@@ -560,7 +526,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 	}
 	var authz matchcond.Authorizer
 	if s.d.o.Authorizer != nil {
-		authz = newCachingAuthorizer(s.d.o.Authorizer)
+		authz = admissionpolicy.NewCachingAuthorizer(s.d.o.Authorizer)
 	}
 
 	var last *versioned
@@ -575,7 +541,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 		request.Resource = metav1.GroupVersionResource{Group: inv.resource.Group, Version: inv.resource.Version, Resource: inv.resource.Resource}
 		in := &evalInput{request: &request, object: v.object, oldObject: v.oldObject, authorizer: authz}
 		if inv.param != nil {
-			in.params = inv.param.content
+			in.params = inv.param.Content
 		}
 		mc := cp.eval.matchConditions(ctx, in)
 		if len(cp.policy.Spec.MatchConditions) > 0 {
@@ -597,7 +563,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 		}
 		key := invocationKey{policy: cp.name, binding: inv.binding.name}
 		if inv.param != nil {
-			key.paramNamespace, key.paramName = inv.param.namespace, inv.param.name
+			key.paramNamespace, key.paramName = inv.param.Namespace, inv.param.Name
 		}
 		if rc.isReinvoke && !rc.shouldRun(key) {
 			if inv.trace != nil {

@@ -6,6 +6,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 )
 
 // policyError is one failure of a policy or binding on a request (the
@@ -51,7 +53,7 @@ func denial(req *Request, errs []*policyError) *apierrors.StatusError {
 		}
 		msg := e.message()
 		if status == nil {
-			status = apierrors.NewForbidden(req.Resource.GroupResource(), forbiddenName(req), nil)
+			status = apierrors.NewForbidden(req.Resource.GroupResource(), admissionpolicy.ForbiddenName(req.Name, req.Object), nil)
 			status.ErrStatus.Message = msg
 			if e.reason != "" {
 				status.ErrStatus.Reason = e.reason
@@ -60,21 +62,4 @@ func denial(req *Request, errs []*policyError) *apierrors.StatusError {
 		status.ErrStatus.Details.Causes = append(status.ErrStatus.Details.Causes, metav1.StatusCause{Message: msg})
 	}
 	return status
-}
-
-// forbiddenName is the name admission.NewForbidden puts in the status: the
-// request's name, else the object's name or generateName, else "Unknown".
-func forbiddenName(req *Request) string {
-	if req.Name != "" {
-		return req.Name
-	}
-	if req.Object != nil && req.Object.Object != nil {
-		if n := req.Object.GetName(); n != "" {
-			return n
-		}
-		if n := req.Object.GetGenerateName(); n != "" {
-			return n
-		}
-	}
-	return "Unknown"
 }

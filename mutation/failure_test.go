@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -42,25 +41,4 @@ func TestDenial(t *testing.T) {
 	st = denial(req, []*policyError{{policy: fail, binding: b, err: errors.New("bad"), reason: metav1.StatusReasonInvalid}, configBindingError(fail, b, errors.New("params"))})
 	assert.Equal(t, metav1.StatusReasonInvalid, st.ErrStatus.Reason, "the first error's reason")
 	assert.Equal(t, "policy 'f' with binding 'b' denied request: failed to configure binding: params", st.ErrStatus.Details.Causes[1].Message)
-}
-
-func TestForbiddenName(t *testing.T) {
-	obj := func(name, generateName string) *unstructured.Unstructured {
-		u := &unstructured.Unstructured{Object: map[string]any{}}
-		u.SetName(name)
-		u.SetGenerateName(generateName)
-		return u
-	}
-	for _, tc := range []struct {
-		req  Request
-		want string
-	}{
-		{Request{Name: "n", Object: obj("o", "")}, "n"},
-		{Request{Object: obj("o", "g-")}, "o"},
-		{Request{Object: obj("", "g-")}, "g-"},
-		{Request{Object: obj("", "")}, "Unknown"},
-		{Request{}, "Unknown"},
-	} {
-		assert.Equal(t, tc.want, forbiddenName(&tc.req))
-	}
 }

@@ -1,14 +1,13 @@
 package mutation
 
 import (
-	"context"
-
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 )
 
 // Request is one admission request, as kube-apiserver's admission chain hands
@@ -49,21 +48,13 @@ type Request struct {
 // NamespaceLookup returns a namespace by name, as kube-apiserver's
 // namespace lister (then a live GET) would: for the namespaceSelectors of
 // policies and bindings and for the namespaceObject variable. A namespace
-// that does not exist is an apierrors NotFound status (for example
-// apierrors.NewNotFound(corev1.Resource("namespaces"), name)), which
-// kube-apiserver returns to the client; any other error is an internal
-// error. It must be safe for concurrent use.
-type NamespaceLookup interface {
-	Namespace(ctx context.Context, name string) (*corev1.Namespace, error)
-}
+// that does not exist is an apierrors NotFound status, which kube-apiserver
+// returns to the client; any other error is an internal error. It must be
+// safe for concurrent use. It is the same type as validatingpolicy's.
+type NamespaceLookup = admissionpolicy.NamespaceLookup
 
 // NamespaceLookupFunc adapts a function to a NamespaceLookup.
-type NamespaceLookupFunc func(ctx context.Context, name string) (*corev1.Namespace, error)
-
-// Namespace calls f.
-func (f NamespaceLookupFunc) Namespace(ctx context.Context, name string) (*corev1.Namespace, error) {
-	return f(ctx, name)
-}
+type NamespaceLookupFunc = admissionpolicy.NamespaceLookupFunc
 
 // Converter converts an object to another version of its kind. It is needed
 // only for policies that match a request through an equivalent resource of
@@ -71,14 +62,13 @@ func (f NamespaceLookupFunc) Namespace(ctx context.Context, name string) (*corev
 // request's objects to the matched version, mutates them there and converts
 // the result back. It must be safe for concurrent use and must not modify
 // obj.
-type Converter interface {
-	Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error)
-}
+type Converter = admissionpolicy.Converter
 
 // ConverterFunc adapts a function to a Converter.
-type ConverterFunc func(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error)
+type ConverterFunc = admissionpolicy.ConverterFunc
 
-// Convert calls f.
-func (f ConverterFunc) Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
-	return f(obj, to)
+// attributes are the request's attributes for the shared policy machinery.
+func (r *Request) attributes() *admissionpolicy.Attributes {
+	return &admissionpolicy.Attributes{Operation: r.Operation, Kind: r.Kind, Resource: r.Resource, SubResource: r.SubResource,
+		Name: r.Name, Namespace: r.Namespace, UserInfo: r.UserInfo, DryRun: r.DryRun, Options: r.Options}
 }

@@ -1,4 +1,4 @@
-package mutation
+package admissionpolicy
 
 import (
 	"context"
@@ -8,38 +8,40 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// namespaceCache looks the request's namespace up once, for the selectors
+// NamespaceCache looks the request's namespace up once, for the selectors
 // and for namespaceObject (kube-apiserver reads its lister each time; the
-// answers are the same within a request).
-type namespaceCache struct {
-	lookup NamespaceLookup
+// answers are the same within a request). Lookup nil answers every
+// namespace as existing, without labels.
+type NamespaceCache struct {
+	Lookup NamespaceLookup
 	once   sync.Once
 	name   string
 	ns     *corev1.Namespace
 	err    error
 }
 
-func (c *namespaceCache) get(ctx context.Context, name string) (*corev1.Namespace, error) {
+// Get returns the namespace name, looked up once per request.
+func (c *NamespaceCache) Get(ctx context.Context, name string) (*corev1.Namespace, error) {
 	c.once.Do(func() {
 		c.name = name
-		if c.lookup == nil {
+		if c.Lookup == nil {
 			c.ns = &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 			return
 		}
-		c.ns, c.err = c.lookup.Namespace(ctx, name)
+		c.ns, c.err = c.Lookup.Namespace(ctx, name)
 	})
 	if name != c.name { // never within one request
-		if c.lookup == nil {
+		if c.Lookup == nil {
 			return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil
 		}
-		return c.lookup.Namespace(ctx, name)
+		return c.Lookup.Namespace(ctx, name)
 	}
 	return c.ns, c.err
 }
 
 // NamespaceLabels implements admissionmatch.NamespaceLookup.
-func (c *namespaceCache) NamespaceLabels(ctx context.Context, name string) (map[string]string, error) {
-	ns, err := c.get(ctx, name)
+func (c *NamespaceCache) NamespaceLabels(ctx context.Context, name string) (map[string]string, error) {
+	ns, err := c.Get(ctx, name)
 	if err != nil {
 		return nil, err
 	}

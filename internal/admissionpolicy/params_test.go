@@ -1,4 +1,4 @@
-package mutation
+package admissionpolicy
 
 import (
 	"context"
@@ -84,7 +84,7 @@ func TestCollectParams(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := collectParams(context.Background(), tc.kind, tc.params, tc.ref, tc.namespace)
+			got, err := CollectParams(context.Background(), tc.kind, tc.params, tc.ref, tc.namespace)
 			if tc.err != "" {
 				require.EqualError(t, err, tc.err)
 				return
@@ -95,7 +95,7 @@ func TestCollectParams(t *testing.T) {
 				if p == nil {
 					names = append(names, "")
 				} else {
-					names = append(names, p.name)
+					names = append(names, p.Name)
 				}
 			}
 			assert.Equal(t, tc.want, names)
@@ -104,7 +104,7 @@ func TestCollectParams(t *testing.T) {
 	}
 	p, err := newParam(typed)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]any{"k": "v"}, p.content["data"], "typed params are seen unstructured")
+	assert.Equal(t, map[string]any{"k": "v"}, p.Content["data"], "typed params are seen unstructured")
 }
 
 func TestNewParamObjects(t *testing.T) {

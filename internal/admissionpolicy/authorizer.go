@@ -1,4 +1,4 @@
-package mutation
+package admissionpolicy
 
 import (
 	"context"
@@ -10,9 +10,9 @@ import (
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
-// cachingAuthorizer answers each distinct check once per request, as
+// CachingAuthorizer answers each distinct check once per request, as
 // kube-apiserver's admission caching authorizer does.
-type cachingAuthorizer struct {
+type CachingAuthorizer struct {
 	next  matchcond.Authorizer
 	mu    sync.Mutex
 	cache map[string]authzAnswer
@@ -24,11 +24,11 @@ type authzAnswer struct {
 	err      error
 }
 
-func newCachingAuthorizer(next matchcond.Authorizer) *cachingAuthorizer {
-	return &cachingAuthorizer{next: next, cache: map[string]authzAnswer{}}
+func NewCachingAuthorizer(next matchcond.Authorizer) *CachingAuthorizer {
+	return &CachingAuthorizer{next: next, cache: map[string]authzAnswer{}}
 }
 
-func (c *cachingAuthorizer) Authorize(ctx context.Context, a *matchcond.AuthorizationAttributes) (matchcond.Decision, string, error) {
+func (c *CachingAuthorizer) Authorize(ctx context.Context, a *matchcond.AuthorizationAttributes) (matchcond.Decision, string, error) {
 	key := authzKey(a)
 	c.mu.Lock()
 	if ans, ok := c.cache[key]; ok {

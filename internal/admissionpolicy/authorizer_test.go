@@ -1,4 +1,4 @@
-package mutation
+package admissionpolicy
 
 import (
 	"context"
@@ -21,7 +21,7 @@ func (c *countingAuthorizer) Authorize(_ context.Context, a *matchcond.Authoriza
 
 func TestCachingAuthorizer(t *testing.T) {
 	next := &countingAuthorizer{}
-	c := newCachingAuthorizer(next)
+	c := NewCachingAuthorizer(next)
 	user := &matchcond.UserInfo{Name: "alice", Groups: []string{"g"}}
 	get := &matchcond.AuthorizationAttributes{User: user, Verb: "get", ResourceRequest: true, Resource: "pods", Namespace: "ns"}
 	for range 3 {
