@@ -17,11 +17,6 @@ import (
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
-// interruptCheckFrequency is how often, in comprehension iterations, an
-// evaluation checks whether its context is done (kube-apiserver's
-// celconfig.CheckFrequency).
-const interruptCheckFrequency = 100
-
 // Compiler compiles MutatingAdmissionPolicies in kube-apiserver 1.37's CEL
 // environments of mutations. Its environments are built once; it is safe
 // for concurrent use.
@@ -37,7 +32,7 @@ type Compiler struct {
 	// noVariables are the environments of policies without variables, by
 	// [hasParams][patchTypes]: such policies share them rather than each
 	// extending its own.
-	noVariables [2][2]*policyEnv
+	noVariables [2][2]*admissioncel.PolicyEnv
 }
 
 // NewCompiler builds the environments of mutations.
@@ -57,7 +52,7 @@ func NewCompiler() (*Compiler, error) {
 			// The registration of kubernetes.variables of these never gains
 			// a field.
 			noVars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
-			if c.noVariables[b2i(params)][b2i(patchTypes)], err = withVariables(env, noVars, true); err != nil {
+			if c.noVariables[b2i(params)][b2i(patchTypes)], err = admissioncel.WithVariables(env, noVars, true); err != nil {
 				return nil, err
 			}
 		}
@@ -77,29 +72,11 @@ func b2i(b bool) int {
 // authorizer and authorizer.requestResource, params with a paramKind, and,
 // for mutations, the Object and JSONPatch types and jsonpatch.escapeKey.
 func newMutationEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), params, patchTypes bool) (*cel.Env, error) {
-	opts := []cel.EnvOption{
-		cel.Variable(admissioncel.ObjectVarName, types.DynType),
-		cel.Variable(admissioncel.OldObjectVarName, types.DynType),
-		cel.Variable(admissioncel.NamespaceVarName, types.NewObjectType(admissioncel.NamespaceTypeName)),
-		cel.Variable(admissioncel.RequestVarName, types.NewObjectType(admissioncel.AdmissionRequestTypeName)),
-		cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType),
-		cel.Variable(admissioncel.RequestResourceVarName, icel.ResourceCheckType),
-	}
-	if params {
-		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))
-	}
-	opts = append(opts, admissioncel.DeclaredTypes(
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
-	))
+	o := admissioncel.EnvOptions{Params: params, Authorizer: true}
 	if patchTypes {
-		opts = append(opts, patchTypesOption(), icel.JSONPatch())
+		o.Extra = []cel.EnvOption{patchTypesOption(), icel.JSONPatch()}
 	}
-	env, err := newEnv(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("building the CEL environment of mutations: %w", err)
-	}
-	return env, nil
+	return admissioncel.NewPolicyBaseEnv(newEnv, o)
 }
 
 // lazyEnvs holds the environments of new expressions, built on first use.
@@ -117,73 +94,6 @@ func (l *lazyEnvs) get(params, patchTypes bool) (*cel.Env, error) {
 	e := &l.envs[b2i(params)][b2i(patchTypes)]
 	e.once.Do(func() { e.env, e.err = newMutationEnv(icel.NewExpressionsEnv, params, patchTypes) })
 	return e.env, e.err
-}
-
-// policyEnv is an environment extended with one policy's variables.
-type policyEnv struct {
-	env     *cel.Env
-	planner *icel.Planner // nil when the environment only checks
-}
-
-// withVariables extends base with `variables` of type t.
-func withVariables(base *cel.Env, t *admissioncel.RegisteredType, plan bool) (*policyEnv, error) {
-	env, err := base.Extend(
-		cel.Variable(admissioncel.VariablesVarName, t.CELType()),
-		admissioncel.DeclaredType(admissioncel.VariablesTypeName, t),
-	)
-	if err != nil {
-		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
-	}
-	pe := &policyEnv{env: env}
-	if plan {
-		if pe.planner, err = icel.NewPlanner(env); err != nil {
-			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
-		}
-	}
-	return pe, nil
-}
-
-// compileError is an expression's compilation error with kube-apiserver's
-// error type and detail; its text is the detail.
-type compileError struct {
-	typ    field.ErrorType
-	detail string
-}
-
-func (e *compileError) Error() string { return e.detail }
-
-// fieldError is the error as kube-apiserver's REST validation reports it at
-// path, for expression.
-func (e *compileError) fieldError(path *field.Path, expression string) *field.Error {
-	if e.typ == field.ErrorTypeInternal {
-		return field.InternalError(path, e)
-	}
-	return field.Invalid(path, expression, e.detail)
-}
-
-// check compiles expr and checks its type: want nil accepts any type.
-func (e *policyEnv) check(expr string, want *types.Type) (*cel.Ast, *compileError) {
-	checked, iss := e.env.Compile(expr)
-	if iss != nil {
-		return nil, &compileError{field.ErrorTypeInvalid, "compilation failed: " + iss.String()}
-	}
-	if want != nil && !checked.OutputType().IsExactType(want) {
-		return checked, &compileError{field.ErrorTypeInvalid, fmt.Sprintf("must evaluate to %v but got %v", want, checked.OutputType())}
-	}
-	return checked, nil
-}
-
-// compile compiles expr into a program.
-func (e *policyEnv) compile(expr string, want *types.Type) (*icel.Program, *cel.Ast, *compileError) {
-	checked, err := e.check(expr, want)
-	if err != nil {
-		return nil, checked, err
-	}
-	prg, perr := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
-	if perr != nil {
-		return nil, checked, &compileError{field.ErrorTypeInternal, "program instantiation failed: " + perr.Error()}
-	}
-	return prg, checked, nil
 }
 
 // returnTypeOf is the type a mutation's expression must have, and its
@@ -220,20 +130,12 @@ func (c *Compiler) Compile(p *admissionregistrationv1.MutatingAdmissionPolicy) *
 	return out
 }
 
-// compiledVariable is one compiled variable.
-type compiledVariable struct {
-	name       string
-	expression string
-	program    *icel.Program
-	err        *compileError
-}
-
 // compiledMutation is one compiled mutation.
 type compiledMutation struct {
 	patchType  admissionregistrationv1.PatchType
 	expression string
 	program    *icel.Program
-	err        *compileError
+	err        *admissioncel.CompileError
 	// written and writtenKnown: the fields an ApplyConfiguration may set,
 	// when known statically (see writtenFields).
 	written      []string
@@ -258,8 +160,7 @@ func (p *Policy) compile(c *Compiler) error {
 		p.conditions = conds
 	}
 	var err error
-	p.variableIndex = map[string]int{}
-	p.variablesType = types.NewObjectType(admissioncel.VariablesTypeName, admissioncel.VariablesTraits)
+	p.variables = admissioncel.NoVariables()
 	mutEnv := c.noVariables[b2i(hasParams)][1]
 	if len(spec.Variables) > 0 {
 		if mutEnv, err = p.compileVariables(c, hasParams); err != nil {
@@ -273,7 +174,7 @@ func (p *Policy) compile(c *Compiler) error {
 		}
 		cm := compiledMutation{patchType: m.PatchType, expression: expr}
 		var checked *cel.Ast
-		cm.program, checked, cm.err = mutEnv.compile(expr, want)
+		cm.program, checked, cm.err = mutEnv.Compile(expr, want)
 		if cm.err == nil && m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration {
 			cm.written, cm.writtenKnown = writtenFields(checked.NativeRep().Expr())
 		}
@@ -285,31 +186,13 @@ func (p *Policy) compile(c *Compiler) error {
 // compileVariables compiles the policy's variables in an environment of its
 // own and returns the environment of its mutations, where they are
 // declared.
-func (p *Policy) compileVariables(c *Compiler, hasParams bool) (*policyEnv, error) {
-	vars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
-	varEnv, err := withVariables(c.bases[b2i(hasParams)][0], vars, true)
+func (p *Policy) compileVariables(c *Compiler, hasParams bool) (*admissioncel.PolicyEnv, error) {
+	vars, reg, err := admissioncel.CompileVariables(c.bases[b2i(hasParams)][0], p.policy.Spec.Variables)
 	if err != nil {
 		return nil, err
 	}
-	for _, v := range p.policy.Spec.Variables {
-		prg, checked, cerr := varEnv.compile(v.Expression, nil)
-		var out *types.Type
-		if cerr == nil {
-			out = checked.OutputType()
-		}
-		vars.SetField(v.Name, admissioncel.VariableFieldType(out))
-		cv := &compiledVariable{name: v.Name, expression: v.Expression, program: prg, err: cerr}
-		// A later variable of the same name replaces an earlier one, as in
-		// kube-apiserver.
-		if i, dup := p.variableIndex[v.Name]; dup {
-			p.variables[i] = cv
-			continue
-		}
-		p.variableIndex[v.Name] = len(p.variables)
-		p.variables = append(p.variables, cv)
-		p.variableNames = append(p.variableNames, v.Name)
-	}
-	return withVariables(c.bases[b2i(hasParams)][1], vars, true)
+	p.variables = vars
+	return admissioncel.WithVariables(c.bases[b2i(hasParams)][1], reg, true)
 }
 
 // Policy is a compiled MutatingAdmissionPolicy. It is immutable and safe for
@@ -320,12 +203,9 @@ type Policy struct {
 	// evaluation fails with it.
 	envErr error
 
-	conditions    *matchcond.AdmissionMatcher // nil without match conditions
-	variables     []*compiledVariable
-	variableNames []string
-	variableIndex map[string]int
-	variablesType *types.Type
-	mutations     []compiledMutation
+	conditions *matchcond.AdmissionMatcher // nil without match conditions
+	variables  *admissioncel.PolicyVariables
+	mutations  []compiledMutation
 }
 
 // CompileErrors returns the errors of the expressions that did not compile,
@@ -336,9 +216,9 @@ func (p *Policy) CompileErrors() []error {
 	if p.envErr != nil {
 		errs = append(errs, p.envErr)
 	}
-	for _, v := range p.variables {
-		if v.err != nil {
-			errs = append(errs, fmt.Errorf("variable %q: %w", v.name, v.err))
+	for _, v := range p.variables.List {
+		if v.Err != nil {
+			errs = append(errs, fmt.Errorf("variable %q: %w", v.Name, v.Err))
 		}
 	}
 	if p.conditions != nil {
@@ -369,7 +249,7 @@ type ExpressionChecker struct {
 	variables *admissioncel.RegisteredType
 	// envs are the environments with the policy's variables, by
 	// [stored][patchTypes], built when first used.
-	envs [2][2]*policyEnv
+	envs [2][2]*admissioncel.PolicyEnv
 }
 
 // NewExpressionChecker returns a checker for a policy with or without a
@@ -378,7 +258,7 @@ func (c *Compiler) NewExpressionChecker(hasParams bool) *ExpressionChecker {
 	return &ExpressionChecker{c: c, hasParams: hasParams, variables: admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)}
 }
 
-func (x *ExpressionChecker) env(stored, patchTypes bool) (*policyEnv, error) {
+func (x *ExpressionChecker) env(stored, patchTypes bool) (*admissioncel.PolicyEnv, error) {
 	e := &x.envs[b2i(stored)][b2i(patchTypes)]
 	if *e != nil {
 		return *e, nil
@@ -390,7 +270,7 @@ func (x *ExpressionChecker) env(stored, patchTypes bool) (*policyEnv, error) {
 			return nil, err
 		}
 	}
-	env, err := withVariables(base, x.variables, false)
+	env, err := admissioncel.WithVariables(base, x.variables, false)
 	if err != nil {
 		return nil, err
 	}
@@ -406,14 +286,14 @@ func (x *ExpressionChecker) Variable(name, expression string, stored bool, path 
 	if err != nil {
 		return field.InternalError(path, err)
 	}
-	checked, cerr := env.check(expression, nil)
+	checked, cerr := env.Check(expression)
 	var out *types.Type
 	if checked != nil && cerr == nil {
 		out = checked.OutputType()
 	}
 	x.variables.SetField(name, admissioncel.VariableFieldType(out))
 	if cerr != nil {
-		return cerr.fieldError(path, expression)
+		return cerr.FieldError(path, expression)
 	}
 	return nil
 }
@@ -436,8 +316,8 @@ func (x *ExpressionChecker) Mutation(m admissionregistrationv1.Mutation, stored 
 	if err != nil {
 		return field.InternalError(path, err)
 	}
-	if _, cerr := env.check(trimmed, want); cerr != nil {
-		return cerr.fieldError(path, trimmed)
+	if _, cerr := env.Check(trimmed, want); cerr != nil {
+		return cerr.FieldError(path, trimmed)
 	}
 	return nil
 }

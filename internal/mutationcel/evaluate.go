@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/google/cel-go/common/types"
@@ -28,10 +27,6 @@ import (
 // (kube-apiserver's RuntimeCELCostBudget). A single expression or variable
 // may spend at most 1,000,000.
 const MutationCostBudget = icel.RuntimeCELCostBudget
-
-// errOutOfBudget is kube-apiserver's error of an evaluation over its
-// budget.
-var errOutOfBudget = errors.New("validation failed due to running out of cost budget, no further validation rules will be run")
 
 // MatchConditions evaluates the policy's match conditions, with their
 // failure policy, as kube-apiserver's policy matcher does (namespaceObject
@@ -67,7 +62,7 @@ func (p *Policy) EvaluateMutation(ctx context.Context, i int, in *Input) (Patch,
 		return Patch{}, m.err
 	}
 	act := p.activation(ctx, in)
-	val, err := act.evaluate(m.program, m.expression, MutationCostBudget)
+	val, _, err := act.Evaluate(m.program, m.expression, MutationCostBudget)
 	if err != nil {
 		return Patch{}, err
 	}
@@ -190,67 +185,24 @@ type Patch struct {
 	JSONPatch []byte
 }
 
-// mutationActivation resolves the variables of one mutation's evaluation.
-type mutationActivation struct {
-	admissioncel.Activation
-}
-
-func (p *Policy) activation(ctx context.Context, in *Input) *mutationActivation {
-	a := &mutationActivation{admissioncel.Activation{
+func (p *Policy) activation(ctx context.Context, in *Input) *admissioncel.Activation {
+	a := &admissioncel.Activation{
 		Ctx:          ctx,
-		Object:       admittedVal(in.Object, in.TypedView),
-		OldObject:    admittedVal(in.OldObject, in.TypedView),
+		Object:       admissioncel.AdmittedVal(in.Object, in.TypedView),
+		OldObject:    admissioncel.AdmittedVal(in.OldObject, in.TypedView),
 		Request:      admissioncel.TypedToVal(in.Request),
 		Namespace:    types.NullValue,
 		Authorizer:   in.Authorizer,
 		AuthzRequest: in.Request,
-	}}
+	}
 	if in.Params != nil {
 		a.Params = admissioncel.TypedToVal(&unstructured.Unstructured{Object: in.Params})
 	}
 	if in.Namespace != nil {
 		a.Namespace = admissioncel.TypedToVal(in.Namespace)
 	}
-	a.Variables = admissioncel.NewVariables(p.variablesType, p.variableNames, p.variableIndex, func(i int) ref.Val {
-		v := p.variables[i]
-		var compileErr error
-		if v.err != nil {
-			compileErr = v.err
-		}
-		return admissioncel.EvalVariable(a.Ctx, v.name, v.program, compileErr, &a.Activation, &a.VariablesCost)
-	})
+	p.variables.Bind(a)
 	return a
-}
-
-// admittedVal is the CEL value of an unstructured object (see
-// Input.TypedView); null for nil.
-func admittedVal(o map[string]any, typedView bool) ref.Val {
-	if o == nil {
-		return types.NullValue
-	}
-	if typedView {
-		return admissioncel.TypedToVal(o)
-	}
-	return types.DefaultTypeAdapter.NativeToValue(o)
-}
-
-// evaluate evaluates one expression with a budget, as kube-apiserver's
-// activation does: the variables' cost first, then the expression's.
-func (a *mutationActivation) evaluate(prg *icel.Program, expression string, budget int64) (ref.Val, error) {
-	val, cost, err := prg.Eval(a.Ctx, &a.Activation)
-	variablesCost := a.VariablesCost
-	a.VariablesCost = 0
-	if variablesCost > budget {
-		return nil, errOutOfBudget
-	}
-	budget -= variablesCost
-	if cost > math.MaxInt64 || int64(cost) > budget {
-		return nil, errOutOfBudget
-	}
-	if err != nil {
-		return nil, fmt.Errorf("expression '%v' resulted in error: %v", expression, err)
-	}
-	return val, nil
 }
 
 // objectOf is the runtime.Object form of an unstructured map, or nil.
