@@ -16,7 +16,7 @@ var (
 
 func TestAllDescriptorsAreWellFormed(t *testing.T) {
 	all := All()
-	require.Len(t, all, 28)
+	require.Len(t, all, 30)
 	assert.True(t, slices.IsSortedFunc(all, func(a, b *Desc) int {
 		if a.Name() < b.Name() {
 			return -1

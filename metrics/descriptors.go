@@ -159,6 +159,23 @@ var (
 	MutatingAdmissionPolicyCheckDuration = histogram("apiserver_mutating_admission_policy_check_duration_seconds",
 		"Mutation admission latency for individual mutation expressions in seconds, labeled by policy and binding.",
 		Alpha, []float64{0.0000005, 0.001, 0.01, 0.1, 1.0}, "policy", "policy_binding", "error_type")
+
+	// ValidatingAdmissionPolicyChecks counts the decisions of
+	// ValidatingAdmissionPolicies that kube-apiserver records: every
+	// validation action taken on a failed validation, and errors ignored by
+	// failurePolicy Ignore. Labels: policy, policy_binding, error_type
+	// (no_error, compile_error, invalid_error, out_of_budget),
+	// enforcement_action (allow, deny, warn, audit).
+	ValidatingAdmissionPolicyChecks = counter("apiserver_validating_admission_policy_check_total",
+		"Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.",
+		Beta, "policy", "policy_binding", "error_type", "enforcement_action")
+
+	// ValidatingAdmissionPolicyCheckDuration is the latency of the
+	// validation of each recorded decision. Labels as
+	// ValidatingAdmissionPolicyChecks.
+	ValidatingAdmissionPolicyCheckDuration = histogram("apiserver_validating_admission_policy_check_duration_seconds",
+		"Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.",
+		Beta, []float64{0.0000005, 0.001, 0.01, 0.1, 1.0}, "policy", "policy_binding", "error_type", "enforcement_action")
 )
 
 // Automatic reload of manifest-based admission configuration.
@@ -220,6 +237,8 @@ func All() []*Desc {
 		ManifestAdmissionConfigInfo,
 		MutatingAdmissionPolicyCheckDuration,
 		MutatingAdmissionPolicyChecks,
+		ValidatingAdmissionPolicyCheckDuration,
+		ValidatingAdmissionPolicyChecks,
 		WebhookX509InsecureSHA1,
 		WebhookX509MissingSAN,
 		AuthorizationAttempts,

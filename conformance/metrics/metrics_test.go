@@ -23,6 +23,7 @@ import (
 	admissionmetrics "k8s.io/apiserver/pkg/admission/metrics"
 	manifestmetrics "k8s.io/apiserver/pkg/admission/plugin/manifest/metrics"
 	mapmetrics "k8s.io/apiserver/pkg/admission/plugin/policy/mutating/metrics"
+	vapmetrics "k8s.io/apiserver/pkg/admission/plugin/policy/validating/metrics"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
 	"k8s.io/apiserver/pkg/authorization/authorizerfactory"
@@ -188,6 +189,27 @@ func metricScenarios(t *testing.T) []metricScenario {
 			ours: func(s metrics.Sink) {
 				s.Observe(metrics.MutatingAdmissionPolicyCheckDuration, (2 * time.Millisecond).Seconds(), "p", "b", "no_error")
 				s.Observe(metrics.MutatingAdmissionPolicyCheckDuration, time.Microsecond.Seconds(), "p", "b", "out_of_budget")
+			}},
+		{desc: metrics.ValidatingAdmissionPolicyChecks,
+			kube: func() {
+				vapmetrics.Metrics.ObserveAdmission(ctx, 2*time.Millisecond, "p", "b", vapmetrics.ValidationCompileError)
+				vapmetrics.Metrics.ObserveRejection(ctx, time.Microsecond, "p", "b", vapmetrics.ValidationNoError)
+				vapmetrics.Metrics.ObserveWarn(ctx, time.Microsecond, "p", "b", vapmetrics.ValidatingInvalidError)
+				vapmetrics.Metrics.ObserveAudit(ctx, 3*time.Second, "p", "b", vapmetrics.ValidatingOutOfBudget)
+			},
+			ours: func(s metrics.Sink) {
+				s.Add(metrics.ValidatingAdmissionPolicyChecks, 1, "p", "b", "compile_error", "allow")
+				s.Add(metrics.ValidatingAdmissionPolicyChecks, 1, "p", "b", "no_error", "deny")
+				s.Add(metrics.ValidatingAdmissionPolicyChecks, 1, "p", "b", "invalid_error", "warn")
+				s.Add(metrics.ValidatingAdmissionPolicyChecks, 1, "p", "b", "out_of_budget", "audit")
+			}},
+		{desc: metrics.ValidatingAdmissionPolicyCheckDuration,
+			kube: func() {},
+			ours: func(s metrics.Sink) {
+				s.Observe(metrics.ValidatingAdmissionPolicyCheckDuration, (2 * time.Millisecond).Seconds(), "p", "b", "compile_error", "allow")
+				s.Observe(metrics.ValidatingAdmissionPolicyCheckDuration, time.Microsecond.Seconds(), "p", "b", "no_error", "deny")
+				s.Observe(metrics.ValidatingAdmissionPolicyCheckDuration, time.Microsecond.Seconds(), "p", "b", "invalid_error", "warn")
+				s.Observe(metrics.ValidatingAdmissionPolicyCheckDuration, (3 * time.Second).Seconds(), "p", "b", "out_of_budget", "audit")
 			}},
 		{desc: metrics.ManifestAdmissionConfigReloads,
 			kube: func() {
