@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -250,4 +251,12 @@ func AdmittedVal(o map[string]any, typedView bool) ref.Val {
 		return TypedToVal(o)
 	}
 	return types.DefaultTypeAdapter.NativeToValue(o)
+}
+
+// IsVariableCompileError tells the compile errors of variables among those
+// matchcond's AdmissionMatcher.CompileErrors reports with a policy's
+// conditions ("variable ..."): an engine that reports its variables itself
+// leaves them out.
+func IsVariableCompileError(err error) bool {
+	return strings.HasPrefix(err.Error(), "variable ")
 }

@@ -224,7 +224,7 @@ func (p *Policy) CompileErrors() []error {
 	if p.conditions != nil {
 		for _, err := range p.conditions.CompileErrors() {
 			// matchcond reports the policy's variables too.
-			if !isVariableError(err) {
+			if !admissioncel.IsVariableCompileError(err) {
 				errs = append(errs, err)
 			}
 		}
@@ -333,9 +333,4 @@ func (p *Policy) WrittenFields(i int) (paths []string, known bool) {
 		return nil, false
 	}
 	return slices.Clone(p.mutations[i].written), true
-}
-
-// isVariableError tells matchcond's compile errors of variables.
-func isVariableError(err error) bool {
-	return strings.HasPrefix(err.Error(), "variable ")
 }

@@ -187,3 +187,10 @@ func Normalize(object map[string]any, gvk schema.GroupVersionKind, builtin bool)
 	}
 	return tk.roundTrip(gvk, object)
 }
+
+// IsBuiltin tells whether objects of gvk are built-in: kube-apiserver holds
+// them as their Go type (and Normalize round-trips them through it).
+func IsBuiltin(gvk schema.GroupVersionKind) bool {
+	tk, err := builtinTypes()
+	return err == nil && tk.isTyped(gvk)
+}

@@ -1,0 +1,89 @@
+package validatingpolicy
+
+import (
+	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
+)
+
+// Request is one admission request, as kube-apiserver's admission chain hands
+// it to the ValidatingAdmissionPolicy plugin.
+type Request struct {
+	// Operation is CREATE, UPDATE, DELETE or CONNECT.
+	Operation admissionv1.Operation
+	// Kind is the kind of Object, Resource and SubResource what the
+	// request addresses, in the version of the request (kube-apiserver's
+	// requestKind, requestResource and requestSubResource).
+	Kind        schema.GroupVersionKind
+	Resource    schema.GroupVersionResource
+	SubResource string
+	// Name is the object's name (empty for a create with generateName);
+	// Namespace its namespace (empty for cluster-scoped objects; a request
+	// on a Namespace carries the namespace's own name, as kube-apiserver's
+	// do).
+	Name      string
+	Namespace string
+	// UserInfo is the requesting user.
+	UserInfo authenticationv1.UserInfo
+	// DryRun is true for a dry-run request.
+	DryRun bool
+	// Options are the operation's options (a CreateOptions, UpdateOptions,
+	// DeleteOptions or nil), seen by expressions as request.options.
+	Options runtime.Object
+	// Object is the new object (nil on DELETE) and OldObject the old one
+	// (nil on CREATE and CONNECT). Neither is modified.
+	Object, OldObject *unstructured.Unstructured
+}
+
+func (r *Request) attributes() *admissionpolicy.Attributes {
+	return &admissionpolicy.Attributes{Operation: r.Operation, Kind: r.Kind, Resource: r.Resource, SubResource: r.SubResource,
+		Name: r.Name, Namespace: r.Namespace, UserInfo: r.UserInfo, DryRun: r.DryRun, Options: r.Options}
+}
+
+// ParamSource gives the params of a policy's paramKind (kube-apiserver's
+// REST mapper and param informers); see package mutation, which shares the
+// type: one ParamSource serves both engines.
+type ParamSource = admissionpolicy.ParamSource
+
+// ParamSourceFunc adapts a function to a ParamSource.
+type ParamSourceFunc = admissionpolicy.ParamSourceFunc
+
+// Params are the objects of one param kind, as a client-go lister holds
+// them.
+type Params = admissionpolicy.Params
+
+var (
+	// ErrParamKindNotKnown is wrapped by a ParamSource's error for a kind it
+	// does not know.
+	ErrParamKindNotKnown = admissionpolicy.ErrParamKindNotKnown
+	// ErrParamsNotSynced is wrapped by a Params' error while its objects are
+	// not yet known.
+	ErrParamsNotSynced = admissionpolicy.ErrParamsNotSynced
+)
+
+// NewParamObjects returns a ParamSource over a fixed set of objects (typed or
+// *unstructured.Unstructured), for offline use and tests. Every kind is
+// known; a kind is namespaced unless clusterScoped (nil: none) says
+// otherwise. Objects are listed in the order given.
+func NewParamObjects(clusterScoped func(schema.GroupVersionKind) bool, objects ...runtime.Object) ParamSource {
+	return admissionpolicy.NewParamObjects(clusterScoped, objects...)
+}
+
+// NamespaceLookup returns a namespace by name, for namespaceSelectors and
+// namespaceObject; a namespace that does not exist is an apierrors NotFound
+// status, which fails the request. Shared with package mutation.
+type NamespaceLookup = admissionpolicy.NamespaceLookup
+
+// NamespaceLookupFunc adapts a function to a NamespaceLookup.
+type NamespaceLookupFunc = admissionpolicy.NamespaceLookupFunc
+
+// Converter converts an object to the version of an equivalent resource
+// (matchPolicy Equivalent). Shared with package mutation.
+type Converter = admissionpolicy.Converter
+
+// ConverterFunc adapts a function to a Converter.
+type ConverterFunc = admissionpolicy.ConverterFunc
