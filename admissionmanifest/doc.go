@@ -38,6 +38,11 @@
 // errors that kube-apiserver's REST API returns when the object is created
 // or updated (kubernetes/kubernetes pkg/apis/admissionregistration/validation,
 // with its field paths, types, messages and order), and the API's warnings.
+// The paths are kube-apiserver's even where they are wrong: it swaps the
+// service's name and namespace when it validates a webhook's
+// clientConfig.service, so a missing name is Required at
+// clientConfig.service.namespace and a missing namespace at
+// clientConfig.service.name, and gatehouse reports them there too.
 // The defaults are those of pkg/apis/admissionregistration/v1/defaults.go,
 // which kube-apiserver applies when it decodes the object; k8s.io/api has no
 // defaulters, SetDefaults and its relatives are them.
