@@ -101,26 +101,23 @@
 // # Kubernetes versions
 //
 // The differential tests (conformance/kubernetes) compare with
-// k8s.io/kubernetes v1.36.3, the newest on the module proxy; gatehouse
-// follows 1.37 where they differ, and its unit tests pin that behaviour:
+// k8s.io/kubernetes v1.37.2. What 1.37 changed since 1.36 is pinned by unit
+// tests too:
 //
 //   - the stored-expressions environment of 1.37 has the Lists library's
 //     includes(), so an expression that an object already had may use it
-//     on update (on create, the environment of new expressions still lacks
-//     it);
+//     on update (on create, the environment of new expressions, at
+//     compatibility version 1.36, still lacks it);
 //   - metadata validation is apimachinery v0.37's: owner references are
 //     indexed (metadata.ownerReferences[0].apiVersion) and a missing
 //     apiVersion, kind, name or uid is Required rather than Invalid;
 //   - rules of webhooks that name an excluded virtual resource get 1.37's
-//     warning;
+//     warning (ExcludeAdmissionWebhookVirtualResources, on by default);
 //   - the reservation of ".static.k8s.io" (StaticNamesReserved) is 1.37's
-//     default; in 1.36 the feature was off (StaticNamesWarned). The warning
-//     is the text of 1.36.3 and of the upstream source of the reservation
-//     ("metadata.name: names ending with ".static.k8s.io" are reserved for
-//     static manifest-based configurations and cannot be managed via the
-//     API"); gatehouse's 1.37 notes quote, for the feature off, a text ("...
-//     will be reserved ... when the ManifestBasedAdmissionControlConfig
-//     feature gate is enabled") found in no source available here.
+//     default; with the feature off, as in 1.36 (StaticNamesWarned), the
+//     warning is kube-apiserver's WarningsForStaticSuffix ("metadata.name:
+//     names ending with ".static.k8s.io" are reserved for static
+//     manifest-based configurations and cannot be managed via the API").
 //
 // # Differences from kube-apiserver
 //

@@ -109,9 +109,9 @@
 //
 // A [Validator] validates both kinds as kube-apiserver's REST API does on
 // create and on update (pkg/apis/admissionregistration/validation of
-// Kubernetes 1.36.3, which 1.37's API server runs): metadata; failurePolicy,
-// paramKind and matchConstraints (at least one resource rule; no DELETE, as
-// for a binding's matchResources); match conditions (at most 64, qualified
+// Kubernetes 1.37): metadata; failurePolicy, paramKind and matchConstraints
+// (at least one resource rule; no DELETE, as for a binding's
+// matchResources); match conditions (at most 64, qualified
 // unique names, compiled without variables; skipped on an update that
 // changes neither them nor the paramKind); variables (CEL identifiers,
 // each declared for the later ones); at least one mutation, each with its
