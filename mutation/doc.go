@@ -205,12 +205,6 @@
 // "Internal error occurred: JSON Patch: json-patch panicked: ...", which the
 // dispatcher reports whatever the failure policy, as kube-apiserver's 500s.
 //
-// Objects of Eviction and EvictionRequest (lifecycle.k8s.io/v1alpha1),
-// Workload, PodGroup and CompositePodGroup (scheduling.k8s.io/v1alpha3) and
-// StorageVersionMigration (storagemigration.k8s.io/v1) are handled as custom
-// resources are, not through their Go types, which k8s.io/api v0.36 (that
-// the Kubernetes 1.36 conformance module builds this package with) lacks.
-//
 // The copy operations of one JSON patch may add at most 3 MiB
 // ([JSONPatchMaxCopyBytes]) to the document, with json-patch's error, as in
 // kube-apiserver, whose generic server sets that bound for the whole
