@@ -38,6 +38,11 @@
 // errors that kube-apiserver's REST API returns when the object is created
 // or updated (kubernetes/kubernetes pkg/apis/admissionregistration/validation,
 // with its field paths, types, messages and order), and the API's warnings.
+// The paths are kube-apiserver's even where they are wrong: it swaps the
+// service's name and namespace when it validates a webhook's
+// clientConfig.service, so a missing name is Required at
+// clientConfig.service.namespace and a missing namespace at
+// clientConfig.service.name, and gatehouse reports them there too.
 // The defaults are those of pkg/apis/admissionregistration/v1/defaults.go,
 // which kube-apiserver applies when it decodes the object; k8s.io/api has no
 // defaulters, SetDefaults and its relatives are them.
@@ -96,26 +101,23 @@
 // # Kubernetes versions
 //
 // The differential tests (conformance/kubernetes) compare with
-// k8s.io/kubernetes v1.36.3, the newest on the module proxy; gatehouse
-// follows 1.37 where they differ, and its unit tests pin that behaviour:
+// k8s.io/kubernetes v1.37.2. What 1.37 changed since 1.36 is pinned by unit
+// tests too:
 //
 //   - the stored-expressions environment of 1.37 has the Lists library's
 //     includes(), so an expression that an object already had may use it
-//     on update (on create, the environment of new expressions still lacks
-//     it);
+//     on update (on create, the environment of new expressions, at
+//     compatibility version 1.36, still lacks it);
 //   - metadata validation is apimachinery v0.37's: owner references are
 //     indexed (metadata.ownerReferences[0].apiVersion) and a missing
 //     apiVersion, kind, name or uid is Required rather than Invalid;
 //   - rules of webhooks that name an excluded virtual resource get 1.37's
-//     warning;
+//     warning (ExcludeAdmissionWebhookVirtualResources, on by default);
 //   - the reservation of ".static.k8s.io" (StaticNamesReserved) is 1.37's
-//     default; in 1.36 the feature was off (StaticNamesWarned). The warning
-//     is the text of 1.36.3 and of the upstream source of the reservation
-//     ("metadata.name: names ending with ".static.k8s.io" are reserved for
-//     static manifest-based configurations and cannot be managed via the
-//     API"); gatehouse's 1.37 notes quote, for the feature off, a text ("...
-//     will be reserved ... when the ManifestBasedAdmissionControlConfig
-//     feature gate is enabled") found in no source available here.
+//     default; with the feature off, as in 1.36 (StaticNamesWarned), the
+//     warning is kube-apiserver's WarningsForStaticSuffix ("metadata.name:
+//     names ending with ".static.k8s.io" are reserved for static
+//     manifest-based configurations and cannot be managed via the API").
 //
 // # Differences from kube-apiserver
 //

@@ -22,7 +22,11 @@ func validateClientConfig(cc *admissionregistrationv1.WebhookClientConfig, path 
 		if s.Port != nil {
 			port = *s.Port
 		}
-		return validateWebhookService(s.Namespace, s.Name, s.Path, port, path.Child("service"))
+		// kube-apiserver passes the service's name and namespace, in that
+		// order, to a function that takes the namespace, then the name: a
+		// missing name is reported at service.namespace, a missing namespace
+		// at service.name. gatehouse reports them where kube-apiserver does.
+		return validateWebhookService(s.Name, s.Namespace, s.Path, port, path.Child("service"))
 	}
 }
 
@@ -109,7 +113,9 @@ func redactRawURL(raw string) (string, bool) {
 }
 
 // validateWebhookService validates the service of a webhook's clientConfig
-// as kube-apiserver does.
+// as kube-apiserver's ValidateWebhookService does: a Required error at
+// path.name if name is empty, at path.namespace if namespace is empty (see
+// validateClientConfig for what kube-apiserver passes as which).
 func validateWebhookService(namespace, name string, urlPath *string, port int32, path *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	if name == "" {

@@ -137,10 +137,10 @@ func TestValidatePolicyCreate(t *testing.T) {
 	}
 }
 
-// TestValidatePolicyUpdate137 is what kube-apiserver 1.37 does and 1.36.3
-// (the differential oracle) does not: on update, an expression the old
-// policy had is compiled in 1.37's environment of stored expressions, which
-// has the Lists library's includes().
+// TestValidatePolicyUpdate137 is what kube-apiserver 1.37 does and 1.36 did
+// not: on update, an expression the old policy had is compiled in 1.37's
+// environment of stored expressions, which has the Lists library's
+// includes().
 func TestValidatePolicyUpdate137(t *testing.T) {
 	v := testValidator(t)
 	const includes = "[1, 2].includes(1)"
@@ -239,7 +239,7 @@ func TestValidateBinding(t *testing.T) {
 
 // TestOwnerReferences137 is the metadata validation of apimachinery v0.37
 // (kube-apiserver 1.37), which indexes owner references and says Required
-// where v0.36 (the differential oracle) says Invalid.
+// where v0.36 said Invalid.
 func TestOwnerReferences137(t *testing.T) {
 	c := validVWC()
 	c.OwnerReferences = []metav1.OwnerReference{{Name: "o", UID: "u", Kind: "K"}}

@@ -262,3 +262,25 @@ func TestBuiltinTypedValuesMatchKube(t *testing.T) {
 	assert.Greater(t, d.values, d.compared/2, "most outcomes are values")
 	assert.Zero(t, d.differences)
 }
+
+// TestBuiltinTypedKindsMatchClientGo checks that gatehouse holds as Go
+// types (mutation.Schemas.Normalize round-trips them, dropping a field the
+// type lacks) exactly the built-in kinds that client-go's scheme, which
+// kube-apiserver's types are, recognizes.
+func TestBuiltinTypedKindsMatchClientGo(t *testing.T) {
+	schemas := mutation.BuiltIn()
+	typed := 0
+	for _, r := range schemagen.Roots(clientGoParser(t)) {
+		gvk := schema.GroupVersionKind{Group: r.Group, Version: r.Version, Kind: r.Kind}
+		apiVersion, kind := gvk.ToAPIVersionAndKind()
+		got, err := schemas.Normalize(map[string]any{"apiVersion": apiVersion, "kind": kind, "notAField": int64(1)}, gvk)
+		require.NoError(t, err, gvk)
+		_, kept := got["notAField"]
+		want := scheme.Scheme.Recognizes(gvk)
+		assert.Equal(t, want, !kept, "%v: typed", gvk)
+		if want {
+			typed++
+		}
+	}
+	t.Logf("%d kinds, %d typed", len(schemagen.Roots(clientGoParser(t))), typed)
+}

@@ -109,9 +109,9 @@
 //
 // A [Validator] validates both kinds as kube-apiserver's REST API does on
 // create and on update (pkg/apis/admissionregistration/validation of
-// Kubernetes 1.36.3, which 1.37's API server runs): metadata; failurePolicy,
-// paramKind and matchConstraints (at least one resource rule; no DELETE, as
-// for a binding's matchResources); match conditions (at most 64, qualified
+// Kubernetes 1.37): metadata; failurePolicy, paramKind and matchConstraints
+// (at least one resource rule; no DELETE, as for a binding's
+// matchResources); match conditions (at most 64, qualified
 // unique names, compiled without variables; skipped on an update that
 // changes neither them nor the paramKind); variables (CEL identifiers,
 // each declared for the later ones); at least one mutation, each with its
@@ -204,12 +204,6 @@
 // caused apiserver to panic"). Here the patch fails with a 500 StatusError,
 // "Internal error occurred: JSON Patch: json-patch panicked: ...", which the
 // dispatcher reports whatever the failure policy, as kube-apiserver's 500s.
-//
-// Objects of Eviction and EvictionRequest (lifecycle.k8s.io/v1alpha1),
-// Workload, PodGroup and CompositePodGroup (scheduling.k8s.io/v1alpha3) and
-// StorageVersionMigration (storagemigration.k8s.io/v1) are handled as custom
-// resources are, not through their Go types, which k8s.io/api v0.36 (that
-// the Kubernetes 1.36 conformance module builds this package with) lacks.
 //
 // The copy operations of one JSON patch may add at most 3 MiB
 // ([JSONPatchMaxCopyBytes]) to the document, with json-patch's error, as in

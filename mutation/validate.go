@@ -28,7 +28,7 @@ type ValidatorOptions struct {
 // Validator validates MutatingAdmissionPolicies and their bindings
 // (admissionregistration.k8s.io/v1) as kube-apiserver's REST API does on
 // create and on update (pkg/apis/admissionregistration/validation of
-// Kubernetes 1.36). It is immutable and safe for concurrent use.
+// Kubernetes 1.37). It is immutable and safe for concurrent use.
 //
 // The objects must carry their defaults (Decode sets them), as
 // kube-apiserver validates decoded, defaulted objects: a policy without

@@ -68,6 +68,10 @@ func goldenCases() []goldenCase {
 		{name: "mutate-idempotent", args: []string{"mutate", "--check-idempotent", "--no-diff", "--policies", mut + "/append-annotation.yaml", mut + "/pods.yaml"}, exit: 1},
 		{name: "mutate-realworld", args: append([]string{"mutate", "--no-diff", "--policies", rwMAP, "--params", rwMAP}, realworldResources()...), exit: 1},
 		{name: "mutate-unbound", args: []string{"mutate", "--policies", mut + "/pod-security-baseline.yaml", mut + "/namespaces.yaml"}},
+		// Nothing applies to the pods: no diff, though kube-apiserver would
+		// hold them with resources: {} and status: {}.
+		{name: "mutate-unbound-pods", args: []string{"mutate", "--policies", mut + "/sidecar-jsonpatch.yaml", mut + "/pods.yaml"}},
+		{name: "mutate-no-match-pods", args: []string{"mutate", "--bind-unbound", "--policies", mut + "/pod-security-baseline.yaml", mut + "/pods.yaml"}},
 		{name: "mutate-usage-no-policies", args: []string{"mutate", mut + "/pods.yaml"}, exit: 2},
 		{name: "usage-unknown-flag", args: []string{"authz", "validate", "--nope", "x"}, exit: 2},
 		{name: "usage-bad-output", args: []string{"crd", "check", "-o", "xml", rwCRDs}, exit: 2},

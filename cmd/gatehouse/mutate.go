@@ -390,18 +390,30 @@ func (a *app) admitOne(ctx context.Context, d *mutation.Dispatcher, schemas *mut
 			}
 		}
 	}
-	// Compared with the object as kube-apiserver holds it (a built-in kind
-	// through its Go type), the diff shows the mutations only.
-	before, err := schemas.Normalize(obj.Object, gvk)
-	if err != nil {
-		before = obj.Object
-	}
-	out.diff = yamlDiff(before, out.Object)
+	// The object before and after, both as kube-apiserver holds them (a
+	// built-in kind through its Go type): a mutated object is held so, but
+	// when nothing applied the dispatcher returns the object as given.
+	// Normalised the same way, the two differ by the mutations only, and
+	// not at all when nothing changed.
+	out.diff = yamlDiff(normalized(schemas, obj.Object, gvk), normalized(schemas, out.Object, gvk))
 	out.changed = out.diff != ""
 	if !in.diff {
 		out.diff = ""
 	}
 	return out, finding
+}
+
+// normalized is object as kube-apiserver holds it (mutation.Schemas.Normalize),
+// or object itself if it cannot be converted.
+func normalized(schemas *mutation.Schemas, object map[string]any, gvk schema.GroupVersionKind) map[string]any {
+	if object == nil {
+		return nil
+	}
+	n, err := schemas.Normalize(object, gvk)
+	if err != nil {
+		return object
+	}
+	return n
 }
 
 // statusOf is the status of kube-apiserver's error.

@@ -261,7 +261,8 @@ func admWebhookMutations() []admMutation {
 		path     *string
 	}
 	for _, s := range []svc{
-		{"ns", "svc", nil, nil}, {"", "", nil, nil}, {"ns", "svc", admPtr[int32](0), nil}, {"ns", "svc", admPtr[int32](65535), nil},
+		{"ns", "svc", nil, nil}, {"", "", nil, nil}, {"ns", "", nil, nil}, {"", "svc", nil, nil},
+		{"", "svc", admPtr[int32](0), admPtr("a")}, {"ns", "", admPtr[int32](65536), admPtr("/A")}, {"ns", "svc", admPtr[int32](0), nil}, {"ns", "svc", admPtr[int32](65535), nil},
 		{"ns", "svc", admPtr[int32](65536), nil}, {"ns", "svc", admPtr[int32](-1), nil},
 		{"ns", "svc", nil, admPtr("")}, {"ns", "svc", nil, admPtr("/")}, {"ns", "svc", nil, admPtr("//")}, {"ns", "svc", nil, admPtr("a")},
 		{"ns", "svc", nil, admPtr("/a/")}, {"ns", "svc", nil, admPtr("/a//b")}, {"ns", "svc", nil, admPtr("/A")},

@@ -12,6 +12,7 @@ import (
 	"k8s.io/kubernetes/pkg/apis/admissionregistration"
 	_ "k8s.io/kubernetes/pkg/apis/admissionregistration/install" // the scheme's defaults and conversions
 	admvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
+	"k8s.io/kubernetes/pkg/kubeapiserver/admission/exclusion"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
@@ -19,12 +20,15 @@ import (
 // The oracle is kube-apiserver's path for a v1 object sent to the REST API:
 // the scheme's defaults, conversion to the internal type, then what the
 // registry strategy's Validate (create) or ValidateUpdate calls, with the
-// ManifestBasedAdmissionControlConfig feature on (1.37's default): the
+// features ManifestBasedAdmissionControlConfig and
+// ExcludeAdmissionWebhookVirtualResources on (1.37's defaults): the
 // validation of pkg/apis/admissionregistration/validation and, on create,
-// ValidateStaticSuffix on metadata.name. The strategies read the feature
+// ValidateStaticSuffix on metadata.name. The strategies read the features
 // from the process-wide gate; calling what they call keeps this package
 // free of process-wide state. The warnings are the strategy's too:
-// WarningsForStaticSuffix on update (none on create with the feature on).
+// WarningsForStaticSuffix on update (none on create with the feature on),
+// then, for webhook configurations on create and update, the rules that
+// name a resource excluded from admission webhooks.
 
 // admOracleInternal defaults a copy of obj and converts it to the internal
 // type into out.
@@ -37,10 +41,11 @@ func admOracleInternal(t testing.TB, obj runtime.Object, out runtime.Object) {
 	}
 }
 
-// admOracle validates obj (old nil: create) as kube-apiserver 1.36.3 does.
+// admOracle validates obj (old nil: create) as kube-apiserver 1.37.2 does.
 func admOracle(t testing.TB, obj, old runtime.Object) (field.ErrorList, []string) {
 	t.Helper()
 	var errs field.ErrorList
+	var excludedWarnings []string
 	var name string
 	switch o := obj.(type) {
 	case *admissionregistrationv1.ValidatingWebhookConfiguration:
@@ -54,6 +59,7 @@ func admOracle(t testing.TB, obj, old runtime.Object) (field.ErrorList, []string
 			admOracleInternal(t, old, oldIn)
 			errs = admvalidation.ValidateValidatingWebhookConfigurationUpdate(in, oldIn)
 		}
+		excludedWarnings = admvalidation.WarningsForValidatingWebhookRules(in.Webhooks, exclusion.Excluded())
 	case *admissionregistrationv1.MutatingWebhookConfiguration:
 		in := &admissionregistration.MutatingWebhookConfiguration{}
 		admOracleInternal(t, o, in)
@@ -65,6 +71,7 @@ func admOracle(t testing.TB, obj, old runtime.Object) (field.ErrorList, []string
 			admOracleInternal(t, old, oldIn)
 			errs = admvalidation.ValidateMutatingWebhookConfigurationUpdate(in, oldIn)
 		}
+		excludedWarnings = admvalidation.WarningsForMutatingWebhookRules(in.Webhooks, exclusion.Excluded())
 	case *admissionregistrationv1.ValidatingAdmissionPolicy:
 		in := &admissionregistration.ValidatingAdmissionPolicy{}
 		admOracleInternal(t, o, in)
@@ -113,9 +120,9 @@ func admOracle(t testing.TB, obj, old runtime.Object) (field.ErrorList, []string
 		t.Fatalf("no oracle for %T", obj)
 	}
 	if old == nil {
-		return append(errs, admvalidation.ValidateStaticSuffix(name, field.NewPath("metadata", "name"))...), nil
+		return append(errs, admvalidation.ValidateStaticSuffix(name, field.NewPath("metadata", "name"))...), excludedWarnings
 	}
-	return errs, admvalidation.WarningsForStaticSuffix(name)
+	return errs, append(admvalidation.WarningsForStaticSuffix(name), excludedWarnings...)
 }
 
 // admGatehouse validates obj as gatehouse does: SetDefaults on a copy, then
@@ -152,10 +159,4 @@ func admRedact(lines []string) []string {
 		out[i] = strings.ReplaceAll(l, admPassword, "xxxxx")
 	}
 	return out
-}
-
-// admExcludedWarning tells the 1.37 warnings that 1.36.3 does not give:
-// rules naming a resource excluded from admission webhooks.
-func admExcludedWarning(w string) bool {
-	return strings.HasSuffix(w, "is excluded from admission webhooks; this rule will have no effect")
 }

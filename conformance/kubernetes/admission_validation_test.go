@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -35,7 +34,7 @@ func admREST(t testing.TB) *admissionmanifest.Validator {
 }
 
 // admCounts counts the cases of a differential run.
-type admCounts struct{ cases, valid, redacted, newer int }
+type admCounts struct{ cases, valid, redacted int }
 
 // admCompare validates obj (old nil: create) with both and reports any
 // difference: errors (type, path, rendered text, order) and warnings.
@@ -43,19 +42,6 @@ func admCompare(t *testing.T, c *admCounts, what string, obj, old runtime.Object
 	t.Helper()
 	wantErrs, wantWarnings := admOracle(t, obj, old)
 	gotErrs, gotWarnings := admGatehouse(admREST(t), obj, old)
-	if kept, dropped := admDrop137(wantErrs, old); len(dropped) > 0 {
-		// 1.37 compiles the expression where 1.36.3 cannot: whatever 1.37
-		// says of it is tested in the main module, not here.
-		c.newer++
-		wantErrs = kept
-		var other field.ErrorList
-		for _, e := range gotErrs {
-			if !dropped[e.Field] {
-				other = append(other, e)
-			}
-		}
-		gotErrs = other
-	}
 	want := admRender(wantErrs)
 	if redacted := admRedact(want); !equalStrings(redacted, want) {
 		c.redacted++
@@ -66,93 +52,9 @@ func admCompare(t *testing.T, c *admCounts, what string, obj, old runtime.Object
 	if len(want) == 0 {
 		c.valid++
 	}
-	var warnings []string
-	for _, w := range gotWarnings {
-		if !admExcludedWarning(w) {
-			warnings = append(warnings, w)
-		}
-	}
-	if !assert.Equal(t, want, got, "%s: errors differ", what) || !assert.Equal(t, wantWarnings, warnings, "%s: warnings differ", what) {
+	if !assert.Equal(t, want, got, "%s: errors differ", what) || !assert.Equal(t, wantWarnings, gotWarnings, "%s: warnings differ", what) {
 		t.Logf("object: %#v", obj)
 	}
-}
-
-// admDrop137 drops from kube-apiserver 1.36.3's errors those that 1.37
-// does not give: on update, an expression that the old object had is
-// compiled in the environment of stored expressions, which in 1.37 has the
-// Lists library's version 1 (includes()); 1.36.3's has not. Which old
-// expressions count depends on the field (kube-apiserver looks a variable up
-// among the old validations).
-func admDrop137(errs field.ErrorList, old runtime.Object) (kept field.ErrorList, dropped map[string]bool) {
-	if old == nil {
-		return errs, nil
-	}
-	stored := admStoredExpressions(old)
-	dropped = map[string]bool{}
-	for _, e := range errs {
-		expr, ok := e.BadValue.(string)
-		if ok && e.Type == field.ErrorTypeInvalid && strings.Contains(e.Detail, "undeclared reference to 'includes'") {
-			kind := e.Field[strings.LastIndex(e.Field, ".")+1:]
-			if strings.Contains(e.Field, "matchConditions[") {
-				kind = "matchCondition"
-			} else if strings.HasPrefix(e.Field, "spec.variables[") {
-				kind = "expression" // looked up among the validations
-			}
-			lookup := expr
-			if kind == "matchCondition" || kind == "valueExpression" {
-				lookup = strings.TrimSpace(expr) // compiled trimmed, looked up as trimmed
-			}
-			if stored[kind][lookup] {
-				dropped[e.Field] = true
-				continue
-			}
-		}
-		kept = append(kept, e)
-	}
-	return kept, dropped
-}
-
-// admStoredExpressions are the expressions of an old object by the last
-// element of the path kube-apiserver compiles them at.
-func admStoredExpressions(old runtime.Object) map[string]map[string]bool {
-	m := map[string]map[string]bool{"matchCondition": {}, "expression": {}, "messageExpression": {}, "valueExpression": {}}
-	switch o := old.(type) {
-	case *admissionregistrationv1.ValidatingWebhookConfiguration:
-		for _, h := range o.Webhooks {
-			for _, mc := range h.MatchConditions {
-				m["matchCondition"][mc.Expression] = true
-			}
-		}
-	case *admissionregistrationv1.MutatingWebhookConfiguration:
-		for _, h := range o.Webhooks {
-			for _, mc := range h.MatchConditions {
-				m["matchCondition"][mc.Expression] = true
-			}
-		}
-	case *admissionregistrationv1.ValidatingAdmissionPolicy:
-		for _, mc := range o.Spec.MatchConditions {
-			m["matchCondition"][mc.Expression] = true
-		}
-		for _, v := range o.Spec.Validations {
-			m["expression"][v.Expression] = true
-			m["messageExpression"][v.MessageExpression] = true
-		}
-		for _, a := range o.Spec.AuditAnnotations {
-			m["valueExpression"][a.ValueExpression] = true
-		}
-	case *admissionregistrationv1.MutatingAdmissionPolicy:
-		for _, mc := range o.Spec.MatchConditions {
-			m["matchCondition"][mc.Expression] = true
-		}
-		// kube-apiserver looks mutations of both patch types up among the
-		// old ApplyConfiguration expressions.
-		for _, mu := range o.Spec.Mutations {
-			if mu.ApplyConfiguration != nil {
-				m["expression"][strings.TrimSpace(mu.ApplyConfiguration.Expression)] = true
-			}
-		}
-	}
-	return m
 }
 
 func equalStrings(a, b []string) bool {
@@ -208,7 +110,7 @@ func TestAdmissionWebhookUpdateValidationMatchesKube(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("webhook configurations, update: %d cases (%d valid), %d with a redacted password, %d where 1.37 accepts a stored includes()", c.cases, c.valid, c.redacted, c.newer)
+	t.Logf("webhook configurations, update: %d cases (%d valid), %d with a redacted password", c.cases, c.valid, c.redacted)
 }
 
 // TestAdmissionRealWorldValidationMatchesKube validates every webhook
@@ -279,7 +181,7 @@ func TestAdmissionPolicyValidationMatchesKube(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("validating admission policies: create: %d cases (%d valid); update: %d cases (%d valid), %d where 1.37 accepts a stored includes()", create.cases, create.valid, update.cases, update.valid, update.newer)
+	t.Logf("validating admission policies: create: %d cases (%d valid); update: %d cases (%d valid)", create.cases, create.valid, update.cases, update.valid)
 	assert.Greater(t, create.valid, 300)
 }
 
@@ -300,9 +202,9 @@ func TestAdmissionPolicyBindingValidationMatchesKube(t *testing.T) {
 }
 
 // TestAdmissionStaticNamesFeatureOffMatchesKube compares StaticNamesWarned
-// with the strategies when ManifestBasedAdmissionControlConfig is off (1.36's
-// default): no reservation on create, the warning of WarningsForStaticSuffix
-// on create and on update.
+// with the strategies when ManifestBasedAdmissionControlConfig is off (it is
+// on by default since 1.37): no reservation on create, the warning of
+// WarningsForStaticSuffix on create and on update.
 func TestAdmissionStaticNamesFeatureOffMatchesKube(t *testing.T) {
 	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesWarned})
 	require.NoError(t, err)

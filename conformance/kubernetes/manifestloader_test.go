@@ -22,13 +22,13 @@ import (
 )
 
 // This file compares admissionmanifest.Load with kube-apiserver's own
-// manifest loaders, end to end: k8s.io/kubernetes v1.36.3's
+// manifest loaders, end to end: k8s.io/kubernetes v1.37.2's
 // pkg/admission/plugin/.../manifest/loader, which decode with
 // kube-apiserver's scheme (internal types included), default, convert to
 // the internal version, validate with kube-apiserver's REST validation and
-// convert back, around k8s.io/apiserver's generic loaders (identical in
-// v0.36.3 and v0.37.2). MutatingAdmissionPolicy directories are compared
-// in mutation_manifestloader_test.go.
+// convert back, around k8s.io/apiserver v0.37.2's generic loaders.
+// MutatingAdmissionPolicy directories are compared in
+// mutation_manifestloader_test.go.
 
 type loaderResult struct {
 	Err     string

@@ -16,7 +16,7 @@ import (
 )
 
 // admissionmanifest.Load of MutatingAdmissionPolicy directories against
-// kube-apiserver 1.36.3's own loader (LoadMutatingManifestsFromDirectory:
+// kube-apiserver 1.37.2's own loader (LoadMutatingManifestsFromDirectory:
 // decoding, defaults, ValidateMutatingAdmissionPolicy(+Binding), then the
 // loader's checks), on the real-world files as published and made static
 // (names suffixed with .static.k8s.io, paramKind and paramRef removed).

@@ -35,7 +35,7 @@ func mvGatehouseValidator(t testing.TB) *mutation.Validator {
 	return mvValidator
 }
 
-// mvOracle validates obj (old nil: create) as kube-apiserver 1.36.3 does.
+// mvOracle validates obj (old nil: create) as kube-apiserver 1.37.2 does.
 func mvOracle(t testing.TB, obj, old runtime.Object) field.ErrorList {
 	t.Helper()
 	switch o := obj.(type) {

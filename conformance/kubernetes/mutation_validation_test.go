@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"os"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,7 +32,7 @@ var mvExpressionsChecked = func() bool {
 // mvExpressionPath is the path of a variable's or a mutation's expression.
 var mvExpressionPath = regexp.MustCompile(`^spec\.(variables\[\d+\]\.expression|mutations\[\d+\]\.(applyConfiguration|jsonPatch)\.expression)$`)
 
-type mvCounts struct{ cases, valid, unchecked, newer int }
+type mvCounts struct{ cases, valid, unchecked int }
 
 // mvCompare validates obj (old nil: create) with both and reports any
 // difference in type, path and rendered text (bad value and detail), in
@@ -53,18 +52,6 @@ func mvCompare(t *testing.T, c *mvCounts, what string, obj, old runtime.Object) 
 		}
 		want = kept
 	}
-	if kept, dropped := mvDrop137(want, old); len(dropped) > 0 {
-		// 1.37 compiles a stored includes() where 1.36.3 cannot.
-		c.newer++
-		want = kept
-		var other field.ErrorList
-		for _, e := range got {
-			if !dropped[e.Field] {
-				other = append(other, e)
-			}
-		}
-		got = other
-	}
 	c.cases++
 	if len(want) == 0 {
 		c.valid++
@@ -72,48 +59,6 @@ func mvCompare(t *testing.T, c *mvCounts, what string, obj, old runtime.Object) 
 	if !assert.Equal(t, admRender(want), admRender(got), "%s: errors differ", what) {
 		t.Logf("object: %#v", obj)
 	}
-}
-
-// mvDrop137 drops the errors of 1.36.3 that 1.37 does not give: on update,
-// an expression that the old policy had (a match condition, or a mutation
-// whose expression was one of the old ApplyConfiguration expressions) is
-// compiled in the environment of stored expressions, which in 1.37 has
-// includes().
-func mvDrop137(errs field.ErrorList, old runtime.Object) (kept field.ErrorList, dropped map[string]bool) {
-	p, ok := old.(*admissionregistrationv1.MutatingAdmissionPolicy)
-	if !ok {
-		return errs, nil
-	}
-	matchConditions, apply := map[string]bool{}, map[string]bool{}
-	for _, mc := range p.Spec.MatchConditions {
-		matchConditions[mc.Expression] = true
-	}
-	for _, m := range p.Spec.Mutations {
-		if m.ApplyConfiguration != nil {
-			apply[m.ApplyConfiguration.Expression] = true
-		}
-	}
-	dropped = map[string]bool{}
-	for _, e := range errs {
-		expr, ok := e.BadValue.(string)
-		if ok && e.Type == field.ErrorTypeInvalid && strings.Contains(e.Detail, "undeclared reference to 'includes'") {
-			stored := strings.Contains(e.Field, "matchConditions[") && matchConditions[strings.TrimSpace(expr)]
-			if strings.HasPrefix(e.Field, "spec.mutations[") {
-				// The trimmed expression is reported; the one written is
-				// looked up: any old ApplyConfiguration expression that
-				// trims to it may be the one.
-				for a := range apply {
-					stored = stored || strings.TrimSpace(a) == expr
-				}
-			}
-			if stored {
-				dropped[e.Field] = true
-				continue
-			}
-		}
-		kept = append(kept, e)
-	}
-	return kept, dropped
 }
 
 // TestMutationPolicyValidationMatchesKube compares the create and update
@@ -145,8 +90,8 @@ func TestMutationPolicyValidationMatchesKube(t *testing.T) {
 			break
 		}
 	}
-	t.Logf("mutating admission policies: create: %d cases (%d valid); update: %d cases (%d valid), %d where 1.37 accepts a stored includes(); expression errors not compared: %d",
-		create.cases, create.valid, update.cases, update.valid, update.newer, create.unchecked+update.unchecked)
+	t.Logf("mutating admission policies: create: %d cases (%d valid); update: %d cases (%d valid); expression errors not compared: %d",
+		create.cases, create.valid, update.cases, update.valid, create.unchecked+update.unchecked)
 	// The corpus's expressions are valid in about a quarter of the
 	// policies; the rest exercise kube-apiserver's errors.
 	assert.Greater(t, create.valid, 200)

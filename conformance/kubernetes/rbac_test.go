@@ -49,13 +49,9 @@ func describeWorld(o *rbac.Objects) string {
 // TestRBACMatchesKubeAPIServer compares gatehouse's RBAC authorizer with
 // kube-apiserver's on the generated corpus: decisions, reasons and errors.
 //
-// 1.37: the oracle is v1.36.3's. What it builds on is unchanged in the
-// v0.37.2 staging modules: serviceaccount.MatchesUsername (1.37 only adds
-// user-info extra keys), component-helpers' auth/rbac, client-go's listers
-// and their NotFound errors, and the aggregate error's text. 1.37's
-// authorizer interface adds ConditionsAwareAuthorize and EvaluateConditions
-// (KEP-5681); RBAC is not conditions-aware, so its decisions are those of
-// Authorize.
+// The oracle is k8s.io/kubernetes v1.37.2's. 1.37's authorizer interface
+// adds ConditionsAwareAuthorize and EvaluateConditions (KEP-5681); RBAC is
+// not conditions-aware, so its decisions are those of Authorize.
 func TestRBACMatchesKubeAPIServer(t *testing.T) {
 	ctx := context.Background()
 	r := rand.New(rand.NewPCG(12, 1))

@@ -36,6 +36,7 @@ import (
 	flowcontrolv1beta1 "k8s.io/api/flowcontrol/v1beta1"
 	flowcontrolv1beta2 "k8s.io/api/flowcontrol/v1beta2"
 	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
 	networkingv1 "k8s.io/api/networking/v1"
 	networkingv1beta1 "k8s.io/api/networking/v1beta1"
 	nodev1 "k8s.io/api/node/v1"
@@ -51,10 +52,12 @@ import (
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	storagev1alpha1 "k8s.io/api/storage/v1alpha1"
 	storagev1beta1 "k8s.io/api/storage/v1beta1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	storagemigrationv1beta1 "k8s.io/api/storagemigration/v1beta1"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -78,12 +81,7 @@ type typedKinds struct {
 
 // builtinTypes returns the scheme of the built-in kinds of k8s.io/api
 // v0.37.2, the Go types kube-apiserver admits, built once: the built-in
-// group versions client-go's scheme registers, but for the three that
-// k8s.io/api v0.36 does not have (lifecycle/v1alpha1: Eviction,
-// EvictionRequest; scheduling/v1alpha3: Workload, PodGroup,
-// CompositePodGroup; storagemigration/v1: StorageVersionMigration), so that
-// the conformance module of Kubernetes 1.36 builds this package; objects of
-// those kinds are handled as custom resources are.
+// group versions client-go's scheme registers.
 var builtinTypes = sync.OnceValues(func() (*typedKinds, error) {
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{
@@ -119,6 +117,7 @@ var builtinTypes = sync.OnceValues(func() (*typedKinds, error) {
 		flowcontrolv1beta1.AddToScheme,
 		flowcontrolv1beta2.AddToScheme,
 		flowcontrolv1beta3.AddToScheme,
+		lifecyclev1alpha1.AddToScheme,
 		networkingv1.AddToScheme,
 		networkingv1beta1.AddToScheme,
 		nodev1.AddToScheme,
@@ -134,10 +133,12 @@ var builtinTypes = sync.OnceValues(func() (*typedKinds, error) {
 		resourcev1beta1.AddToScheme,
 		resourcev1beta2.AddToScheme,
 		schedulingv1.AddToScheme,
+		schedulingv1alpha3.AddToScheme,
 		schedulingv1beta1.AddToScheme,
 		storagev1.AddToScheme,
 		storagev1alpha1.AddToScheme,
 		storagev1beta1.AddToScheme,
+		storagemigrationv1.AddToScheme,
 		storagemigrationv1beta1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
