@@ -1,14 +1,10 @@
 package mutation
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"strings"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kjson "sigs.k8s.io/json"
 
 	"github.com/gatehouse-dev/gatehouse/internal/manifest"
 )
@@ -26,7 +22,6 @@ const (
 	group       = admissionregistrationv1.GroupName
 	kindPolicy  = "MutatingAdmissionPolicy"
 	kindBinding = "MutatingAdmissionPolicyBinding"
-	kindList    = "List"
 )
 
 // decodedVersions are the versions Decode reads: v1, and the prerelease
@@ -79,96 +74,22 @@ func (e *KindError) Error() string {
 // per bad document or item. Objects of other kinds are *KindError.
 func Decode(data []byte) (*Objects, error) {
 	out := &Objects{}
-	err := manifest.Objects(data, func(doc []byte) []*DecodeError { return decodeDocument(doc, out) })
+	gk := manifest.GroupKinds{Group: group, Versions: decodedVersions, Kinds: []string{kindPolicy, kindBinding}}
+	kindErr := func(apiVersion, kind string) error { return &KindError{APIVersion: apiVersion, Kind: kind} }
+	err := manifest.TypedObjects(data, gk, kindErr, func(kind, version string, doc []byte) error {
+		return decodeObject(kind, version, doc, out)
+	})
 	return out, err
 }
 
-// typeMeta is the apiVersion and kind of a document.
-type typeMeta struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-}
-
-// version returns the version of an apiVersion of the group that Decode
-// reads, or "".
-func (tm typeMeta) version() string {
-	g, v, ok := strings.Cut(tm.APIVersion, "/")
-	if !ok || g != group {
-		return ""
-	}
-	for _, d := range decodedVersions {
-		if v == d {
-			return v
-		}
-	}
-	return ""
-}
-
-// list is a List or a typed list: its items are read afterwards.
-type list struct {
-	APIVersion string            `json:"apiVersion"`
-	Kind       string            `json:"kind"`
-	Metadata   metav1.ListMeta   `json:"metadata"`
-	Items      []json.RawMessage `json:"items"`
-}
-
-// decodeDocument decodes one document into out.
-func decodeDocument(doc []byte, out *Objects) []*DecodeError {
-	var tm typeMeta
-	if err := unmarshalLoose(doc, &tm); err != nil {
-		return []*DecodeError{{Err: err}}
-	}
-	typedList := tm.version() != "" && (tm.Kind == kindPolicy+"List" || tm.Kind == kindBinding+"List")
-	if !(tm.APIVersion == "v1" && tm.Kind == kindList) && !typedList {
-		if err := decodeObject(doc, typeMeta{}, out); err != nil {
-			return []*DecodeError{{Err: err}}
-		}
-		return nil
-	}
-	var l list
-	if err := unmarshalStrict(doc, &l); err != nil {
-		return []*DecodeError{{Err: err}}
-	}
-	var itemType typeMeta
-	if typedList {
-		itemType = typeMeta{APIVersion: tm.APIVersion, Kind: strings.TrimSuffix(tm.Kind, "List")}
-	}
-	var errs []*DecodeError
-	for i, item := range l.Items {
-		if err := decodeObject(item, itemType, out); err != nil {
-			errs = append(errs, &DecodeError{Item: i + 1, Err: err})
-		}
-	}
-	return errs
-}
-
-// decodeObject decodes one object; itemType is the type of a typed list's
-// items, which may leave out their apiVersion and kind.
-func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
-	var tm typeMeta
-	if err := unmarshalLoose(doc, &tm); err != nil {
-		return err
-	}
-	if itemType.Kind != "" {
-		if tm.APIVersion == "" && tm.Kind == "" {
-			tm = itemType
-		} else if tm != itemType {
-			return fmt.Errorf("a %s %q in a %sList %q", tm.Kind, tm.APIVersion, itemType.Kind, itemType.APIVersion)
-		}
-	}
-	if tm.APIVersion == "" || tm.Kind == "" {
-		return errors.New("apiVersion and kind are required")
-	}
-	version := tm.version()
-	if version == "" || (tm.Kind != kindPolicy && tm.Kind != kindBinding) {
-		return &KindError{APIVersion: tm.APIVersion, Kind: tm.Kind}
-	}
-	v1 := metav1.TypeMeta{APIVersion: group + "/v1", Kind: tm.Kind}
-	switch tm.Kind {
+// decodeObject decodes one object of a kind and version Decode reads.
+func decodeObject(kind, version string, doc []byte, out *Objects) error {
+	v1 := metav1.TypeMeta{APIVersion: group + "/v1", Kind: kind}
+	switch kind {
 	case kindPolicy:
 		p := &admissionregistrationv1.MutatingAdmissionPolicy{}
-		if err := unmarshalStrict(doc, p); err != nil {
-			return fmt.Errorf("%s: %w", tm.Kind, err)
+		if err := manifest.UnmarshalStrict(doc, p); err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
 		}
 		p.TypeMeta = v1
 		p.Namespace = ""
@@ -176,8 +97,8 @@ func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
 		out.Policies = append(out.Policies, p)
 	case kindBinding:
 		b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{}
-		if err := unmarshalStrict(doc, b); err != nil {
-			return fmt.Errorf("%s: %w", tm.Kind, err)
+		if err := manifest.UnmarshalStrict(doc, b); err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
 		}
 		b.TypeMeta = v1
 		b.Namespace = ""
@@ -187,32 +108,6 @@ func decodeObject(doc []byte, itemType typeMeta, out *Objects) error {
 			SetDefaultsBinding(b)
 		}
 		out.Bindings = append(out.Bindings, b)
-	}
-	return nil
-}
-
-// unmarshalLoose reads the type of a document; what else it holds is
-// checked by unmarshalStrict.
-func unmarshalLoose(doc []byte, into any) error {
-	if err := kjson.UnmarshalCaseSensitivePreserveInts(doc, into); err != nil {
-		return fmt.Errorf("not an object: %w", err)
-	}
-	return nil
-}
-
-// unmarshalStrict decodes like kube-apiserver's strict field validation:
-// case-sensitive, unknown and duplicate fields are errors.
-func unmarshalStrict(doc []byte, into any) error {
-	strict, err := kjson.UnmarshalStrict(doc, into, kjson.DisallowDuplicateFields, kjson.DisallowUnknownFields)
-	if err != nil {
-		return err
-	}
-	if len(strict) > 0 {
-		msgs := make([]string, len(strict))
-		for i, e := range strict {
-			msgs[i] = e.Error()
-		}
-		return errors.New("strict decoding error: " + strings.Join(msgs, ", "))
 	}
 	return nil
 }

@@ -94,7 +94,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"no kind", "apiVersion: admissionregistration.k8s.io/v1\nmetadata: {name: p}\n", `document 1 (line 1): apiVersion and kind are required`},
 		{"other version", "apiVersion: admissionregistration.k8s.io/v2\nkind: MutatingAdmissionPolicy\n",
 			`document 1 (line 1): unsupported kind MutatingAdmissionPolicy "admissionregistration.k8s.io/v2": expected MutatingAdmissionPolicy or MutatingAdmissionPolicyBinding (admissionregistration.k8s.io/v1, v1beta1 or v1alpha1) or a List of them`},
-		{"not an object", "- a\n- b\n", `document 1 (line 1): not an object: json: cannot unmarshal array into Go value of type mutation.typeMeta`},
+		{"not an object", "- a\n- b\n", `document 1 (line 1): not an object: json: cannot unmarshal array into Go value of type manifest.typeMeta`},
 		{"second document", "---\nnull\n---\napiVersion: v1\nkind: List\nitems: 3\n", `document 1 (line 4): json: cannot unmarshal number into Go struct field list.items of type []json.RawMessage`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
