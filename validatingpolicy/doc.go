@@ -1,0 +1,115 @@
+// Package validatingpolicy is kube-apiserver 1.37's ValidatingAdmissionPolicy
+// (KEP-3488) as a library: policies compiled once ([Compiler]), requests
+// validated through policies and bindings ([Dispatcher]) with the
+// decisions, denial, warnings and audit annotations kube-apiserver's plugin
+// gives, and a [Trace] of why on request ([Dispatcher.Explain]).
+//
+// # Compilation
+//
+// A policy's expressions compile in kube-apiserver's environment of stored
+// expressions: variables (each typed for the later ones, evaluated lazily,
+// afresh for each list of expressions), match conditions, validations (bool),
+// messageExpressions (string), audit annotation values (string or null).
+// object, oldObject, request and namespaceObject are always declared, params
+// only with a paramKind, authorizer and authorizer.requestResource everywhere
+// but in messageExpressions. An expression that does not compile fails the
+// requests that evaluate it ("compilation error: compilation failed: ERROR:
+// ..."), as in kube-apiserver; [Policy.CompileErrors] lists them.
+//
+// # Validation
+//
+// For each policy, in the chosen [Order], that has bindings: its
+// matchConstraints are matched (rules, selectors, matchPolicy Equivalent,
+// excluded resources, the exemption of admission policies and bindings for
+// policies not loaded from static manifests); a matching policy whose
+// paramKind the [ParamSource] does not know is a configuration error. Then
+// each binding in order: its matchResources, its params (one invocation per
+// param; none, and nothing evaluated, when a selector finds none and
+// parameterNotFoundAction is Allow), the request's objects in the matched
+// version (converted by Options.Converter), and the request's namespace,
+// whose lookup error fails the request at once whatever the failure policy.
+// Each invocation evaluates:
+//
+//  1. the match conditions (budget 2,500,000, namespaceObject null): a false
+//     one skips the invocation, an error is one error decision;
+//  2. the validations, sharing a budget of 10,000,000 (each expression or
+//     variable at most 1,000,000): an error is an error decision, false a
+//     denial with the validation's reason (Invalid when unset) and message —
+//     the messageExpression's value if, trimmed, it is not empty, at most
+//     5,120 bytes and on one line; else the trimmed message; else "failed
+//     expression: <expression>";
+//  3. every messageExpression, on what the validations left of the budget,
+//     without authorizer; their errors are ignored, but running out of
+//     budget turns every decision into "failed messageExpression: ...";
+//  4. the audit annotations, with a fresh budget and the whole namespace
+//     object (validations see it without managedFields and
+//     ownerReferences): a string is trimmed and published unless empty,
+//     null is left out.
+//
+// A budget that runs out replaces the invocation's decisions by one error
+// decision. An error decision denies under failurePolicy Fail (or any value
+// but Ignore) and admits under Ignore.
+//
+// A denial is acted on with each of the binding's validationActions in
+// order: Deny denies the request, Warn adds the warning "Validation failed
+// for ValidatingAdmissionPolicy '<p>' with binding '<b>': <message>", Audit
+// adds an entry to the "validation.policy.admission.k8s.io/validation_failure"
+// audit annotation (a JSON list, at most 50 entries). An audit annotation's
+// error denies whatever the actions. A policy's audit annotations are
+// published after its bindings as "<policy>/<key>", each key's distinct
+// values (cut to 10,240 bytes) joined with ", ", as kube-apiserver's
+// admission attributes accept them (a key that is not a qualified name is
+// dropped). Configuration errors follow the failure policy alone: Ignore
+// drops them, Fail denies ("failed to configure policy: ..." or "failed to
+// configure binding: ..."), another value denies with "unrecognized failure
+// policy: '<value>'".
+//
+// The request is denied with the first denial: a Forbidden status naming
+// the request's resource and object, with the message
+// "ValidatingAdmissionPolicy '<p>' with binding '<b>' denied request:
+// <message>" (or "ValidatingAdmissionPolicy '<p>' denied request: ..." for a
+// policy's own configuration error) and that one cause, its reason the
+// decision's (Invalid when empty) and its code 403 for Forbidden, 401 for
+// Unauthorized, 413 for RequestEntityTooLarge and 422 otherwise. Warnings
+// and audit annotations are returned in the [Result] whether or not the
+// request is denied.
+//
+// Built-in kinds are held as kube-apiserver holds them, as their Go types:
+// the objects are converted to the Go type and back before evaluation, and
+// validations see them through kube-apiserver's schemaless typed view.
+//
+// # Metrics
+//
+// apiserver_validating_admission_policy_check_total and
+// apiserver_validating_admission_policy_check_duration_seconds are recorded
+// as kube-apiserver records them: for each action taken on a denial (deny,
+// warn, audit) and for each error admitted under failurePolicy Ignore
+// (allow), labelled by policy, binding, error type and action.
+//
+// # Sources
+//
+// [NewDispatcher] takes policies and bindings as API objects (decoded with
+// [Decode], REST-validated with admissionmanifest.Validator); [FromManifests]
+// takes the ValidatingAdmissionPolicy directory of a static admission
+// configuration loaded by admissionmanifest.
+//
+// # Differences from kube-apiserver
+//
+// kube-apiserver's order of policies, of the bindings of a policy and of the
+// params a selector finds comes from Go maps and informer stores, and is
+// unspecified; here policies come in the chosen Order, bindings in the order
+// given, params in the ParamSource's order. The order decides which denial is
+// reported, and the order of warnings and audit failures.
+//
+// Warnings are returned as kube-apiserver's plugin hands them to the
+// request's warning recorder; the recorder's own rules (deduplication,
+// truncation of long warnings in the HTTP response) belong to the server
+// that writes the response.
+//
+// A namespace lookup that fails with an error that is not an API status
+// fails the request with an internal error (500), as kube-apiserver's
+// handler reports such an error.
+//
+// The policy's status.typeChecking (expression warnings from the schemas of
+// the matched kinds) is not computed.
+package validatingpolicy
