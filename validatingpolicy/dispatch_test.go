@@ -113,11 +113,11 @@ func TestValidate(t *testing.T) {
 		err:      `pods "x" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: compilation error: must evaluate to bool but got string`,
 		code:     422, reason: metav1.StatusReasonInvalid,
 	}, {
-		name:     "Warn warns, Audit annotates, neither denies",
-		policies: policies{policy("p", validations(admissionregistrationv1.Validation{Expression: "false", Message: "m"}))},
-		bindings: bindings{binding("b", "p", warn, audit)},
-		req:      create(pod("dev", "x", nil)),
-		warnings: []string{"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': m"},
+		name:        "Warn warns, Audit annotates, neither denies",
+		policies:    policies{policy("p", validations(admissionregistrationv1.Validation{Expression: "false", Message: "m"}))},
+		bindings:    bindings{binding("b", "p", warn, audit)},
+		req:         create(pod("dev", "x", nil)),
+		warnings:    []string{"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': m"},
 		annotations: map[string]string{ValidationFailureAnnotation: `[{"message":"m","policy":"p","binding":"b","expressionIndex":0,"validationActions":["Warn","Audit"]}]`},
 	}, {
 		name:     "audit annotations of bindings joined, published when denied",

@@ -32,10 +32,14 @@ func policy(name string, opts ...func(*admissionregistrationv1.ValidatingAdmissi
 }
 
 func validations(v ...admissionregistrationv1.Validation) func(*admissionregistrationv1.ValidatingAdmissionPolicy) {
-	return func(p *admissionregistrationv1.ValidatingAdmissionPolicy) { p.Spec.Validations = append(p.Spec.Validations, v...) }
+	return func(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
+		p.Spec.Validations = append(p.Spec.Validations, v...)
+	}
 }
 
-func expr(e string) admissionregistrationv1.Validation { return admissionregistrationv1.Validation{Expression: e} }
+func expr(e string) admissionregistrationv1.Validation {
+	return admissionregistrationv1.Validation{Expression: e}
+}
 
 func annotations(a ...admissionregistrationv1.AuditAnnotation) func(*admissionregistrationv1.ValidatingAdmissionPolicy) {
 	return func(p *admissionregistrationv1.ValidatingAdmissionPolicy) {
