@@ -46,6 +46,10 @@ type vapRequest struct {
 	user        *user.DefaultInfo
 	dryRun      bool
 	options     runtime.Object
+	// kind, objName and namespace are set for a CONNECT, whose object (the
+	// options) has neither the resource's kind nor metadata.
+	kind               schema.GroupVersionKind
+	objName, namespace string
 }
 
 // vapSetup is a world in both implementations.
@@ -88,8 +92,10 @@ func newVAPSetup(t testing.TB, w *vapWorld, compiler *validatingpolicy.Compiler)
 			}
 			return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
 		}),
-		Authorizer: gatehouseAllowAll{},
-		Static:     w.static,
+		Authorizer:  gatehouseAllowAll{},
+		Static:      w.static,
+		Equivalents: vapEquivalents,
+		Converter:   validatingpolicy.ConverterFunc(convertWidget),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -119,6 +125,9 @@ func TestValidatingPolicyMatchesKubeAPIServer(t *testing.T) {
 	}
 	worlds := vapGenerate(rand.New(rand.NewSource(37)), 60, 24)
 	cases, denied, warned, annotated := 0, 0, 0, 0
+	// Requests that reached the rarer paths: a budget run out, an object
+	// converted to an equivalent version, a CONNECT.
+	budget, converted, connects := 0, 0, 0
 	for wi := range worlds {
 		w := &worlds[wi]
 		t.Run(w.name, func(t *testing.T) {
@@ -137,13 +146,23 @@ func TestValidatingPolicyMatchesKubeAPIServer(t *testing.T) {
 					if len(want.annotations) > 0 {
 						annotated++
 					}
+					text := fmt.Sprint(want.err, want.warnings, want.annotations)
+					if strings.Contains(text, "running out of cost budget") {
+						budget++
+					}
+					if strings.Contains(text, "request in v2") {
+						converted++
+					}
+					if r.operation == admission.Connect && (want.err != nil || len(want.warnings) > 0) {
+						connects++
+					}
 				})
 			}
 		})
 	}
-	t.Logf("%d requests: %d denied, %d with warnings, %d with audit annotations", cases, denied, warned, annotated)
-	if denied < cases/10 || warned < cases/20 || annotated < cases/20 {
-		t.Errorf("the corpus is too tame: %d requests, %d denied, %d warned, %d annotated", cases, denied, warned, annotated)
+	t.Logf("%d requests: %d denied, %d with warnings, %d with audit annotations; %d out of budget, %d converted, %d CONNECTs acted on", cases, denied, warned, annotated, budget, converted, connects)
+	if denied < cases/10 || warned < cases/20 || annotated < cases/20 || budget == 0 || converted == 0 || connects == 0 {
+		t.Errorf("the corpus is too tame: %d requests, %d denied, %d warned, %d annotated, %d out of budget, %d converted, %d CONNECTs", cases, denied, warned, annotated, budget, converted, connects)
 	}
 }
 
@@ -156,10 +175,15 @@ func vapCompare(t *testing.T, s *vapSetup, r *vapRequest) kubeVAPOutcome {
 	}
 	gvk := some.GetObjectKind().GroupVersionKind()
 	gvr := gvk.GroupVersion().WithResource(r.resource)
-	accessor := some.(metav1.Object)
-	name, namespace := accessor.GetName(), accessor.GetNamespace()
+	var name, namespace string
+	if accessor, ok := some.(metav1.Object); ok {
+		name, namespace = accessor.GetName(), accessor.GetNamespace()
+	}
 	if gvk.Kind == "Namespace" {
 		namespace = name
+	}
+	if r.operation == admission.Connect {
+		gvk, gvr, name, namespace = r.kind, schema.GroupVersionResource{Version: "v1", Resource: r.resource}, r.objName, r.namespace
 	}
 	var obj, old runtime.Object
 	if r.object != nil {
@@ -241,13 +265,19 @@ var (
 		{Expression: `variables.isProd == false`, MessageExpression: `"prod object " + variables.name`},
 		{Expression: `variables.broken == 1`},
 		{Expression: `variables.allowed`, MessageExpression: `variables.denial`},
-		{Expression: `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(i, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(j, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(k, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(l, i+j+k+l >= 0))))`, Message: "heavy"},
 		{Expression: `request.options == null || !has(request.options.dryRun)`},
 		{Expression: `type(object) == map`},
+		{Expression: `request.kind.version != "v1" || object == null || !has(object.spec) || !has(object.spec.replicas) || object.spec.replicas < 3`, MessageExpression: `"v1 replicas " + string(object.spec.replicas) + ", request in " + request.requestKind.version`},
+		{Expression: `object == null || !has(object.spec) || !has(object.spec.size)`, Message: "a size"},
+		{Expression: `request.requestKind.version == request.kind.version`, MessageExpression: `"request in " + request.requestKind.version + " seen in " + request.kind.version + " with " + string(object.spec)`},
+		{Expression: `request.operation != "CONNECT" || request.namespace != "prod"`, MessageExpression: `"no exec in prod: " + request.name + " " + string(object.command)`},
 	}
+	// vapHeavy costs about 900,000: twelve of them run out of a budget of
+	// 10,000,000.
+	vapHeavy        = admissionregistrationv1.Validation{Expression: heavyExpression, Message: "heavy"}
 	vapMessageHeavy = admissionregistrationv1.Validation{
 		Expression:        `false`,
-		MessageExpression: `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(i, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(j, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(k, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(l, i+j+k+l >= 0)))) ? "heavy message" : "light"`,
+		MessageExpression: heavyExpression + ` ? "heavy message" : "light"`,
 	}
 	vapVariables = []admissionregistrationv1.Variable{
 		{Name: "isProd", Expression: `object != null && has(object.metadata.labels) && object.metadata.labels.?env.orValue("") == "prod"`},
@@ -291,6 +321,9 @@ var (
 )
 
 // vapRule is a rule on some resources for every operation.
+// heavyExpression iterates 160,000 times.
+const heavyExpression = `[0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(i, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(j, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(k, [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19].all(l, i+j+k+l >= 0))))`
+
 func vapRule(group, version string, resources ...string) admissionregistrationv1.NamedRuleWithOperations {
 	return admissionregistrationv1.NamedRuleWithOperations{RuleWithOperations: admissionregistrationv1.RuleWithOperations{
 		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
@@ -309,7 +342,18 @@ func vapConstraints(rnd *rand.Rand, binding bool) *admissionregistrationv1.Match
 		ObjectSelector:    &metav1.LabelSelector{},
 		MatchPolicy:       ptr.To(admissionregistrationv1.Equivalent),
 	}
-	switch rnd.Intn(7) {
+	switch rnd.Intn(9) {
+	case 8:
+		if rnd.Intn(2) == 0 {
+			mr.ResourceRules = []admissionregistrationv1.NamedRuleWithOperations{vapRule("", "v1", "pods/exec", "pods")}
+		} else {
+			mr.ResourceRules = []admissionregistrationv1.NamedRuleWithOperations{vapRule("*", "*", "*/*")}
+		}
+	case 7:
+		mr.ResourceRules = []admissionregistrationv1.NamedRuleWithOperations{vapRule("example.com", "v1", "widgets")}
+		if rnd.Intn(3) == 0 {
+			mr.MatchPolicy = ptr.To(admissionregistrationv1.Exact)
+		}
 	case 0:
 		mr.ResourceRules = []admissionregistrationv1.NamedRuleWithOperations{vapRule("", "v1", "pods")}
 	case 1:
@@ -377,13 +421,19 @@ func vapGenerate(rnd *rand.Rand, worlds, requests int) []vapWorld {
 				p.Spec.Variables = vapVariables
 			}
 			p.Spec.Validations = vapPick(rnd, vapValidations, 4)
-			if rnd.Intn(15) == 0 {
-				// Over the budget of 10,000,000 together.
+			// In a few worlds, a policy on nodes (so that few requests pay
+			// for them) whose validations, or messageExpressions, run out of
+			// the budget of 10,000,000 together.
+			onNodes := &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{},
+				MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{vapRule("", "v1", "nodes")}}
+			if pi == 0 && wi%20 == 5 {
+				p.Spec.MatchConstraints = onNodes
 				for range 12 {
-					p.Spec.Validations = append(p.Spec.Validations, vapValidations[27])
+					p.Spec.Validations = append(p.Spec.Validations, vapHeavy)
 				}
 			}
-			if rnd.Intn(15) == 0 {
+			if pi == 0 && wi%20 == 6 {
+				p.Spec.MatchConstraints = onNodes
 				for range 11 {
 					p.Spec.Validations = append(p.Spec.Validations, vapMessageHeavy)
 				}
@@ -429,6 +479,32 @@ func vapGenerate(rnd *rand.Rand, worlds, requests int) []vapWorld {
 		for ri := range requests {
 			w.requests = append(w.requests, vapRandomRequest(rnd, ri))
 		}
+		// Paths a random draw may miss: nodes for the worlds whose policy
+		// runs out of budget, v2 widgets for a policy of v1 widgets.
+		switch {
+		case wi%20 == 5 || wi%20 == 6:
+			for i := range 3 {
+				node := &corev1.Node{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Node"}, ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("node-%d", i)}}
+				w.requests = append(w.requests, vapRequest{name: fmt.Sprintf("node%d", i), operation: admission.Create, object: node, resource: "nodes", user: vapAlice})
+			}
+		case wi%10 == 3:
+			p := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: "widgets-v1"}}
+			p.Spec.MatchConstraints = &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{},
+				MatchPolicy: ptr.To(admissionregistrationv1.Equivalent), ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{vapRule("example.com", "v1", "widgets")}}
+			p.Spec.Validations = []admissionregistrationv1.Validation{vapValidations[len(vapValidations)-2], vapValidations[len(vapValidations)-4]}
+			w.policies = append(w.policies, p)
+			w.bindings = append(w.bindings, &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "widgets-v1"},
+				Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "widgets-v1", ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Warn}}})
+			for i, version := range []schema.GroupVersionKind{widgetV1, widgetV2, widgetV2} {
+				u := &unstructured.Unstructured{Object: map[string]any{"metadata": map[string]any{"name": fmt.Sprintf("w%d", i), "namespace": "dev"},
+					"spec": map[string]any{"replicas": int64(2 + i)}}}
+				u.SetGroupVersionKind(widgetV1)
+				if version == widgetV2 {
+					u, _ = convertWidget(u, widgetV2)
+				}
+				w.requests = append(w.requests, vapRequest{name: fmt.Sprintf("widget%d", i), operation: admission.Create, object: u, resource: "widgets", user: vapAlice})
+			}
+		}
 		out = append(out, w)
 	}
 	return out
@@ -453,7 +529,7 @@ func vapRandomObject(rnd *rand.Rand) (obj runtime.Object, resource, subresource 
 	case 2:
 		meta.Labels = map[string]string{}
 	}
-	switch rnd.Intn(7) {
+	switch rnd.Intn(8) {
 	case 0, 1:
 		pod := &corev1.Pod{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"}, ObjectMeta: meta,
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "nginx"}}}}
@@ -477,9 +553,16 @@ func vapRandomObject(rnd *rand.Rand) (obj runtime.Object, resource, subresource 
 	case 4:
 		meta.Namespace = ""
 		return &corev1.Namespace{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Namespace"}, ObjectMeta: meta}, "namespaces", ""
-	case 5:
+	case 5, 6:
 		u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
 			"metadata": map[string]any{"name": meta.Name, "namespace": meta.Namespace}, "spec": map[string]any{"replicas": int64(rnd.Intn(6))}}}
+		if rnd.Intn(2) == 0 {
+			v2, err := convertWidget(u, widgetV2)
+			if err != nil {
+				panic(err)
+			}
+			u = v2
+		}
 		if meta.Labels != nil {
 			u.SetLabels(meta.Labels)
 		}
@@ -495,6 +578,12 @@ func vapRandomRequest(rnd *rand.Rand, i int) vapRequest {
 	r := vapRequest{name: fmt.Sprintf("r%02d", i), resource: resource, subresource: sub, user: vapAlice, dryRun: rnd.Intn(5) == 0}
 	if rnd.Intn(4) == 0 {
 		r.user = vapMallory
+	}
+	if rnd.Intn(10) == 0 {
+		// kubectl exec: the options as the object, the kind theirs.
+		opts := &corev1.PodExecOptions{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "PodExecOptions"}, Command: []string{"sh"}, Stdin: rnd.Intn(2) == 0}
+		return vapRequest{name: r.name, operation: admission.Connect, object: opts, resource: "pods", subresource: "exec", user: r.user,
+			kind: corev1.SchemeGroupVersion.WithKind("PodExecOptions"), objName: "alpha", namespace: []string{"dev", "prod", "missing"}[rnd.Intn(3)]}
 	}
 	switch rnd.Intn(4) {
 	case 0, 1:

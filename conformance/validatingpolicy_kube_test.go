@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
@@ -108,7 +110,7 @@ func newKubeVAP(t testing.TB, policies []*admissionregistrationv1.ValidatingAdmi
 	matcher := matching.NewMatcher(nsInformer.Lister(), client)
 	k := &kubeVAP{
 		dispatcher: validating.NewDispatcher(kubeAllowAll{}, generic.NewPolicyMatcher(matcher)),
-		o:          admission.NewObjectInterfacesFromScheme(scheme.Scheme),
+		o:          vapObjectInterfaces{admission.NewObjectInterfacesFromScheme(scheme.Scheme)},
 		static:     static,
 	}
 	for _, p := range policies {
@@ -209,4 +211,81 @@ func (k *kubeVAP) validate(a admission.Attributes) kubeVAPOutcome {
 		}
 	}
 	return kubeVAPOutcome{err: err, warnings: warnings.list, annotations: aa.annotations}
+}
+
+// The custom resource Widget is served in example.com/v1 and v2, which are
+// equivalent: v2 names v1's spec.replicas spec.size.
+var (
+	widgetV1 = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+	widgetV2 = schema.GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Widget"}
+	// vapEquivalents knows the widgets' versions and the scheme's own
+	// equivalences are not needed by the corpus.
+	vapEquivalents = func() runtime.EquivalentResourceMapper {
+		r := runtime.NewEquivalentResourceRegistry()
+		r.RegisterKindFor(widgetV1.GroupVersion().WithResource("widgets"), "", widgetV1)
+		r.RegisterKindFor(widgetV2.GroupVersion().WithResource("widgets"), "", widgetV2)
+		return r
+	}()
+)
+
+// convertWidget converts a Widget to another version, as its CRD's
+// conversion webhook would.
+func convertWidget(in *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	if in.GroupVersionKind().GroupKind() != to.GroupKind() {
+		return nil, fmt.Errorf("cannot convert %v to %v", in.GroupVersionKind(), to)
+	}
+	out := in.DeepCopy()
+	out.SetGroupVersionKind(to)
+	from, into := "replicas", "size"
+	if to.Version == "v1" {
+		from, into = into, from
+	}
+	if v, ok, _ := unstructured.NestedFieldCopy(out.Object, "spec", from); ok {
+		unstructured.RemoveNestedField(out.Object, "spec", from)
+		if err := unstructured.SetNestedField(out.Object, v, "spec", into); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// vapObjectInterfaces are the scheme's, with the widgets' creation,
+// conversion and equivalence.
+type vapObjectInterfaces struct{ admission.ObjectInterfaces }
+
+func (o vapObjectInterfaces) GetObjectCreater() runtime.ObjectCreater {
+	return widgetCreater{o.ObjectInterfaces.GetObjectCreater()}
+}
+func (o vapObjectInterfaces) GetObjectConvertor() runtime.ObjectConvertor {
+	return widgetConvertor{o.ObjectInterfaces.GetObjectConvertor()}
+}
+func (o vapObjectInterfaces) GetEquivalentResourceMapper() runtime.EquivalentResourceMapper {
+	return vapEquivalents
+}
+
+type widgetCreater struct{ runtime.ObjectCreater }
+
+func (c widgetCreater) New(gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if gvk.Group == "example.com" {
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	}
+	return c.ObjectCreater.New(gvk)
+}
+
+type widgetConvertor struct{ runtime.ObjectConvertor }
+
+func (c widgetConvertor) Convert(in, out, ctx any) error {
+	u, ok := in.(*unstructured.Unstructured)
+	o, ok2 := out.(*unstructured.Unstructured)
+	if !ok || !ok2 || u.GroupVersionKind().Group != "example.com" {
+		return c.ObjectConvertor.Convert(in, out, ctx)
+	}
+	conv, err := convertWidget(u, o.GroupVersionKind())
+	if err != nil {
+		return err
+	}
+	o.Object = conv.Object
+	return nil
 }
