@@ -1,0 +1,286 @@
+package admission
+
+import (
+	"context"
+	"time"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/clock"
+
+	"github.com/gatehouse-dev/gatehouse/matchcond"
+	"github.com/gatehouse-dev/gatehouse/metrics"
+	"github.com/gatehouse-dev/gatehouse/mutation"
+	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
+)
+
+// The plugins' names, as kube-apiserver's metrics label them.
+const (
+	PluginMutatingAdmissionPolicy    = "MutatingAdmissionPolicy"
+	PluginValidatingAdmissionPolicy  = "ValidatingAdmissionPolicy"
+	PluginMutatingAdmissionWebhook   = "MutatingAdmissionWebhook"
+	PluginValidatingAdmissionWebhook = "ValidatingAdmissionWebhook"
+)
+
+// Config is what the chain enforces: admission policies and their bindings,
+// as API objects with their defaults (see mutation.Decode and
+// validatingpolicy.Decode).
+type Config struct {
+	MutatingPolicies         []*admissionregistrationv1.MutatingAdmissionPolicy
+	MutatingPolicyBindings   []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	ValidatingPolicies       []*admissionregistrationv1.ValidatingAdmissionPolicy
+	ValidatingPolicyBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+}
+
+// Options are the chain's collaborators, shared by its engines; all are
+// optional.
+type Options struct {
+	// Schemas types mutated objects; nil is mutation.BuiltIn().
+	Schemas *mutation.Schemas
+	// Params gives the params of policies with a paramKind; nil knows no
+	// kind.
+	Params mutation.ParamSource
+	// Namespaces looks up namespaces; nil answers every namespace as
+	// existing, without labels.
+	Namespaces mutation.NamespaceLookup
+	// Equivalents and Converter serve matchPolicy Equivalent.
+	Equivalents runtime.EquivalentResourceMapper
+	Converter   mutation.Converter
+	// Authorizer answers the expressions' authorizer checks.
+	Authorizer matchcond.Authorizer
+	// Defaulter defaults objects after each mutation.
+	Defaulter func(obj *unstructured.Unstructured)
+	// Metrics receives the engines' metrics and kube-apiserver's admission
+	// controller and step metrics; Clock times them (nil: the real clock).
+	Metrics metrics.Sink
+	Clock   clock.PassiveClock
+	// Static marks the configuration as loaded from static manifests.
+	Static bool
+	// PolicyOrder orders the policies of each engine (kube-apiserver's order
+	// is unspecified).
+	PolicyOrder mutation.Order
+}
+
+// Chain admits requests as kube-apiserver's admission chain does with its
+// configurable plugins. It is immutable and safe for concurrent use.
+type Chain struct {
+	mutating   *mutation.Dispatcher
+	validating *validatingpolicy.Dispatcher
+	sink       metrics.Sink
+	clock      clock.PassiveClock
+}
+
+// New compiles a chain. The objects must not change afterwards.
+func New(cfg Config, o Options) (*Chain, error) {
+	c := &Chain{sink: o.Metrics, clock: o.Clock}
+	if c.clock == nil {
+		c.clock = clock.RealClock{}
+	}
+	var err error
+	if c.mutating, err = mutation.NewDispatcher(cfg.MutatingPolicies, cfg.MutatingPolicyBindings, mutation.Options{
+		Schemas: o.Schemas, Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
+		Authorizer: o.Authorizer, Defaulter: o.Defaulter, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder, Static: o.Static,
+	}); err != nil {
+		return nil, err
+	}
+	if c.validating, err = validatingpolicy.NewDispatcher(cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, validatingpolicy.Options{
+		Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
+		Authorizer: o.Authorizer, Metrics: o.Metrics, Clock: o.Clock, Order: validatingpolicy.Order(o.PolicyOrder), Static: o.Static,
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Request is one admission request, in the version of the request.
+type Request struct {
+	Operation   admissionv1.Operation
+	Kind        schema.GroupVersionKind
+	Resource    schema.GroupVersionResource
+	SubResource string
+	// Name is the object's name; Namespace its namespace (a request on a
+	// Namespace carries the namespace's own name).
+	Name, Namespace string
+	UserInfo        authenticationv1.UserInfo
+	DryRun          bool
+	// Options are the operation's options (CreateOptions, ...), or nil.
+	Options runtime.Object
+	// Object is the new object (nil on DELETE), OldObject the old one (nil
+	// on CREATE and CONNECT). Neither is modified.
+	Object, OldObject *unstructured.Unstructured
+}
+
+// Result is what the chain did to a request, admitted or denied.
+type Result struct {
+	// Object is the admitted object after every mutation (the request's
+	// own when nothing changed it, nil when it has none).
+	Object *unstructured.Unstructured
+	// Changed tells whether a mutation changed the object.
+	Changed bool
+	// Warnings are the plugins' warnings, in the order they were given.
+	Warnings []string
+	// AuditAnnotations are the annotations added to the request's audit
+	// event, by every plugin that ran.
+	AuditAnnotations map[string]string
+}
+
+// Trace tells what each plugin did, for Explain.
+type Trace struct {
+	// MutatingPolicies are the MutatingAdmissionPolicy passes: the first,
+	// and the reinvocation when there was one.
+	MutatingPolicies []*mutation.Trace
+	// ValidatingPolicies is the ValidatingAdmissionPolicy plugin's trace;
+	// nil when the mutating phase denied the request.
+	ValidatingPolicies *validatingpolicy.Trace
+	// Reinvoked tells whether the mutating phase ran twice.
+	Reinvoked bool
+	// DeniedBy names the plugin that denied the request, if any.
+	DeniedBy string
+}
+
+// Admit runs the request through the chain as kube-apiserver does: the
+// mutating phase (MutatingAdmissionPolicy; once more if a plugin asked for
+// a reinvocation), then the validating phase on the final object
+// (ValidatingAdmissionPolicy). The error is the first plugin's denial (an
+// *apierrors.StatusError); the Result then holds what was gathered up to
+// it.
+func (c *Chain) Admit(ctx context.Context, req *Request) (Result, error) {
+	return c.admit(ctx, req, nil)
+}
+
+// Explain admits the request as Admit does and returns each plugin's trace.
+func (c *Chain) Explain(ctx context.Context, req *Request) (Result, *Trace, error) {
+	t := &Trace{}
+	res, err := c.admit(ctx, req, t)
+	return res, t, err
+}
+
+func (c *Chain) admit(ctx context.Context, req *Request, t *Trace) (Result, error) {
+	res := Result{Object: req.Object}
+	op := string(req.Operation)
+
+	// The mutating phase.
+	start := c.clock.Now()
+	err := c.mutatingPhase(ctx, req, &res, t)
+	c.observeStep("admit", op, c.clock.Since(start), err)
+	if err != nil {
+		return res, err
+	}
+
+	// The validating phase, on the admitted object.
+	start = c.clock.Now()
+	err = c.validatingPhase(ctx, req, &res, t)
+	c.observeStep("validate", op, c.clock.Since(start), err)
+	return res, err
+}
+
+// mutatingPhase runs the mutating plugins that handle the operation, and
+// once more if one asked for it.
+func (c *Chain) mutatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Connect:
+	default:
+		return nil // MutatingAdmissionPolicy does not handle DELETE
+	}
+	rc := &mutation.ReinvocationContext{}
+	mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
+		Object: req.Object, OldObject: req.OldObject, Reinvocation: rc}
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			if !rc.ShouldReinvoke() {
+				break
+			}
+			rc.SetIsReinvoke()
+			if t != nil {
+				t.Reinvoked = true
+			}
+		}
+		start := c.clock.Now()
+		var mres mutation.Result
+		var err error
+		if t != nil {
+			var mt *mutation.Trace
+			mres, mt, err = c.mutating.Explain(ctx, mreq)
+			t.MutatingPolicies = append(t.MutatingPolicies, mt)
+		} else {
+			mres, err = c.mutating.Admit(ctx, mreq)
+		}
+		c.observePlugin(PluginMutatingAdmissionPolicy, "admit", string(req.Operation), c.clock.Since(start), err)
+		if err != nil {
+			if t != nil {
+				t.DeniedBy = PluginMutatingAdmissionPolicy
+			}
+			return err
+		}
+		if mres.Changed {
+			res.Object, res.Changed = mres.Object, true
+		}
+		mreq.Object = mres.Object
+	}
+	return nil
+}
+
+// validatingPhase runs the validating plugins on the admitted object.
+func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
+	vreq := &validatingpolicy.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
+		Object: res.Object, OldObject: req.OldObject}
+	start := c.clock.Now()
+	var vres validatingpolicy.Result
+	var err error
+	if t != nil {
+		vres, t.ValidatingPolicies, err = c.validating.Explain(ctx, vreq)
+	} else {
+		vres, err = c.validating.Validate(ctx, vreq)
+	}
+	c.observePlugin(PluginValidatingAdmissionPolicy, "validate", string(req.Operation), c.clock.Since(start), err)
+	res.Warnings = append(res.Warnings, vres.Warnings...)
+	for k, v := range vres.AuditAnnotations {
+		addAnnotation(res, k, v)
+	}
+	if err != nil && t != nil {
+		t.DeniedBy = PluginValidatingAdmissionPolicy
+	}
+	return err
+}
+
+// addAnnotation adds an annotation that the plugin has already checked; a
+// key another plugin set keeps its first value, as kube-apiserver's
+// attributes keep it.
+func addAnnotation(res *Result, key, value string) {
+	if res.AuditAnnotations == nil {
+		res.AuditAnnotations = map[string]string{}
+	}
+	if _, ok := res.AuditAnnotations[key]; !ok {
+		res.AuditAnnotations[key] = value
+	}
+}
+
+// observePlugin records kube-apiserver's admission controller metric of one
+// plugin call.
+func (c *Chain) observePlugin(plugin, step, operation string, elapsed time.Duration, err error) {
+	if c.sink == nil {
+		return
+	}
+	c.sink.Observe(metrics.AdmissionControllerDuration, elapsed.Seconds(), plugin, step, operation, rejected(err))
+}
+
+// observeStep records kube-apiserver's admission step metric of a phase.
+func (c *Chain) observeStep(step, operation string, elapsed time.Duration, err error) {
+	if c.sink == nil {
+		return
+	}
+	c.sink.Observe(metrics.AdmissionStepDuration, elapsed.Seconds(), step, operation, rejected(err))
+}
+
+func rejected(err error) string {
+	if err != nil {
+		return "true"
+	}
+	return "false"
+}
