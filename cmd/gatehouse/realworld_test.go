@@ -27,6 +27,7 @@ var realworldCopies = map[string]string{
 	rwCRDs:  "../../crdapproval/testdata/realworld",
 	rwAdm:   "../../admissionmanifest/testdata/realworld",
 	rwMAP:   "../../mutation/testdata/realworld",
+	rwVAP:   "../../validatingpolicy/testdata/realworld",
 }
 
 // TestRealworldCopies checks that the copies are those files, byte for byte,

@@ -135,7 +135,7 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		Short: "Static admission manifests: webhooks and policies kube-apiserver loads from a directory",
 	}
 	admission.AddCommand(a.admissionValidateCommand())
-	root.AddCommand(admission, authz, crd, a.mutateCommand(), rbacCmd, a.versionCommand())
+	root.AddCommand(a.admitCommand(), admission, authz, crd, a.mutateCommand(), rbacCmd, a.versionCommand())
 	return root
 }
 
