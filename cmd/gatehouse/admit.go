@@ -387,7 +387,6 @@ func traceText(t *admission.Trace) string {
 	return b.String()
 }
 
-
 func (r admitReport) text(p *printer, diff bool) {
 	for _, inv := range r.Invalid {
 		p.linef("%s %s %s:", p.paint(red, "invalid"), inv.Kind, inv.Name)
