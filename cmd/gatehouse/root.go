@@ -96,8 +96,12 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			switch a.output {
 			case "text", "json", "yaml":
+			case "junit":
+				if cmd.Name() != "test" {
+					return fmt.Errorf("-o junit: only gatehouse test writes JUnit XML")
+				}
 			default:
-				return fmt.Errorf("-o %q: must be text, json or yaml", a.output)
+				return fmt.Errorf("-o %q: must be text, json or yaml (or junit for test)", a.output)
 			}
 			switch a.color {
 			case "auto", "always", "never":
@@ -135,7 +139,7 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		Short: "Static admission manifests: webhooks and policies kube-apiserver loads from a directory",
 	}
 	admission.AddCommand(a.admissionValidateCommand())
-	root.AddCommand(a.admitCommand(), admission, authz, crd, a.mutateCommand(), rbacCmd, a.versionCommand())
+	root.AddCommand(a.admitCommand(), a.testCommand(), admission, authz, crd, a.mutateCommand(), rbacCmd, a.versionCommand())
 	return root
 }
 
