@@ -178,51 +178,97 @@ func (c *Chain) admit(ctx context.Context, req *Request, t *Trace) (Result, erro
 	return res, err
 }
 
+// Reinvocation is the mutating phase's state of one request, carried
+// across the passes of an admission chain that embeds this one (such as
+// k8s.io/apiserver's, through contrib/apiserver): the chain runs the
+// mutating phase once, and once more if ShouldReinvoke.
+type Reinvocation struct {
+	rc mutation.ReinvocationContext
+}
+
+// ShouldReinvoke tells whether a plugin of the pass asked for a second pass.
+func (r *Reinvocation) ShouldReinvoke() bool { return r.rc.ShouldReinvoke() }
+
+// SetIsReinvoke marks the start of the second pass.
+func (r *Reinvocation) SetIsReinvoke() { r.rc.SetIsReinvoke() }
+
+// Mutate runs one pass of the mutating plugins that handle the request's
+// operation, for a caller that runs the admission chain itself: r carries
+// the state between the passes (one per request; nil for a single pass).
+// The Result's Object is the object after the pass.
+func (c *Chain) Mutate(ctx context.Context, req *Request, r *Reinvocation) (Result, error) {
+	res := Result{Object: req.Object}
+	if r == nil {
+		r = &Reinvocation{}
+	}
+	_, err := c.mutatingPass(ctx, req, r, &res, nil)
+	return res, err
+}
+
+// Validate runs the validating plugins on the request (whose Object is
+// the admitted object), for a caller that runs the admission chain itself.
+func (c *Chain) Validate(ctx context.Context, req *Request) (Result, error) {
+	res := Result{Object: req.Object}
+	err := c.validatingPhase(ctx, req, &res, nil)
+	return res, err
+}
+
 // mutatingPhase runs the mutating plugins that handle the operation, and
 // once more if one asked for it.
 func (c *Chain) mutatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
-	switch req.Operation {
-	case admissionv1.Create, admissionv1.Update, admissionv1.Connect:
-	default:
-		return nil // MutatingAdmissionPolicy does not handle DELETE
-	}
-	rc := &mutation.ReinvocationContext{}
-	mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
-		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: req.Object, OldObject: req.OldObject, Reinvocation: rc}
-	for pass := 0; pass < 2; pass++ {
-		if pass == 1 {
-			if !rc.ShouldReinvoke() {
+	r := &Reinvocation{}
+	pass := *req
+	for i := 0; i < 2; i++ {
+		if i == 1 {
+			if !r.ShouldReinvoke() {
 				break
 			}
-			rc.SetIsReinvoke()
+			r.SetIsReinvoke()
 			if t != nil {
 				t.Reinvoked = true
 			}
 		}
-		start := c.clock.Now()
-		var mres mutation.Result
-		var err error
-		if t != nil {
-			var mt *mutation.Trace
-			mres, mt, err = c.mutating.Explain(ctx, mreq)
-			t.MutatingPolicies = append(t.MutatingPolicies, mt)
-		} else {
-			mres, err = c.mutating.Admit(ctx, mreq)
-		}
-		c.observePlugin(PluginMutatingAdmissionPolicy, "admit", string(req.Operation), c.clock.Since(start), err)
+		obj, err := c.mutatingPass(ctx, &pass, r, res, t)
 		if err != nil {
-			if t != nil {
-				t.DeniedBy = PluginMutatingAdmissionPolicy
-			}
 			return err
 		}
-		if mres.Changed {
-			res.Object, res.Changed = mres.Object, true
-		}
-		mreq.Object = mres.Object
+		pass.Object = obj
 	}
 	return nil
+}
+
+// mutatingPass runs one pass of the mutating plugins, and returns the
+// object it leaves.
+func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation, res *Result, t *Trace) (*unstructured.Unstructured, error) {
+	switch req.Operation {
+	case admissionv1.Create, admissionv1.Update, admissionv1.Connect:
+	default:
+		return req.Object, nil // MutatingAdmissionPolicy does not handle DELETE
+	}
+	mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
+		Object: req.Object, OldObject: req.OldObject, Reinvocation: &r.rc}
+	start := c.clock.Now()
+	var mres mutation.Result
+	var err error
+	if t != nil {
+		var mt *mutation.Trace
+		mres, mt, err = c.mutating.Explain(ctx, mreq)
+		t.MutatingPolicies = append(t.MutatingPolicies, mt)
+	} else {
+		mres, err = c.mutating.Admit(ctx, mreq)
+	}
+	c.observePlugin(PluginMutatingAdmissionPolicy, "admit", string(req.Operation), c.clock.Since(start), err)
+	if err != nil {
+		if t != nil {
+			t.DeniedBy = PluginMutatingAdmissionPolicy
+		}
+		return nil, err
+	}
+	if mres.Changed {
+		res.Object, res.Changed = mres.Object, true
+	}
+	return mres.Object, nil
 }
 
 // validatingPhase runs the validating plugins on the admitted object.

@@ -171,3 +171,32 @@ spec: {policyName: deny-all, validationActions: [Deny]}
 	assert.Equal(t, uint64(1), sink.HistogramOf(metrics.AdmissionStepDuration, "admit", "CREATE", "false").Count)
 	assert.Equal(t, uint64(1), sink.HistogramOf(metrics.AdmissionStepDuration, "validate", "CREATE", "true").Count)
 }
+
+// TestChainPhases drives the phases as an embedding admission chain does:
+// a pass, a second pass when asked, then validation; the outcome is
+// Admit's.
+func TestChainPhases(t *testing.T) {
+	c := chainOf(t, nil)
+	ctx := context.Background()
+	req := podRequest(admissionv1.Create, nil)
+	want, err := c.Admit(ctx, req)
+	require.NoError(t, err)
+
+	r := &Reinvocation{}
+	first, err := c.Mutate(ctx, req, r)
+	require.NoError(t, err)
+	require.True(t, first.Changed)
+	require.True(t, r.ShouldReinvoke(), "the IfNeeded policy changed the object")
+	r.SetIsReinvoke()
+	second := *req
+	second.Object = first.Object
+	again, err := c.Mutate(ctx, &second, r)
+	require.NoError(t, err)
+	assert.False(t, again.Changed, "its own change does not invoke it again")
+	second.Object = again.Object
+	got, err := c.Validate(ctx, &second)
+	require.NoError(t, err)
+	assert.Equal(t, want.Object.Object, again.Object.Object)
+	assert.Equal(t, want.Warnings, got.Warnings)
+	assert.Equal(t, want.AuditAnnotations, got.AuditAnnotations)
+}
