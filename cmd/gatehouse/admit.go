@@ -132,20 +132,10 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
 			continue
 		}
-		m, merr := mutation.Decode(inp.data)
-		v, verr := validatingpolicy.Decode(inp.data)
-		mapObjs.Policies, mapObjs.Bindings = append(mapObjs.Policies, m.Policies...), append(mapObjs.Bindings, m.Bindings...)
-		vaps.Policies, vaps.Bindings = append(vaps.Policies, v.Policies...), append(vaps.Bindings, v.Bindings...)
-		// Each decoder refuses the other's kinds, and every other kind
-		// (GitOps directories mix kinds): only its errors on its own kinds
-		// are problems.
-		for _, e := range append(joined(merr), joined(verr)...) {
-			var mk *mutation.KindError
-			var vk *validatingpolicy.KindError
-			if !errors.As(e, &mk) && !errors.As(e, &vk) {
-				problems = append(problems, fmt.Sprintf("%s: %v", inp.name, e))
-			}
-		}
+		cfg, err := admission.Decode(inp.data)
+		mapObjs.Policies, mapObjs.Bindings = append(mapObjs.Policies, cfg.MutatingPolicies...), append(mapObjs.Bindings, cfg.MutatingPolicyBindings...)
+		vaps.Policies, vaps.Bindings = append(vaps.Policies, cfg.ValidatingPolicies...), append(vaps.Bindings, cfg.ValidatingPolicyBindings...)
+		problems = append(problems, policyProblems(inp.name, err)...)
 	}
 	paramDocs, p := a.readDocuments(in.params)
 	problems = append(problems, p...)
@@ -209,6 +199,19 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 		return errFindings
 	}
 	return nil
+}
+
+// policyProblems are the errors of admission.Decode on an input, but for
+// documents of other kinds (GitOps directories mix kinds).
+func policyProblems(name string, err error) []string {
+	var out []string
+	for _, e := range joined(err) {
+		var kind *admission.KindError
+		if !errors.As(e, &kind) {
+			out = append(out, fmt.Sprintf("%s: %v", name, e))
+		}
+	}
+	return out
 }
 
 // readCRDs builds the schemas of the CRDs of paths.

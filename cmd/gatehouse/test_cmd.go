@@ -360,17 +360,10 @@ func (a *app) loadTestWorld(dir string, policies, resources, params, crds, names
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
 			continue
 		}
-		m, merr := mutation.Decode(inp.data)
-		v, verr := validatingpolicy.Decode(inp.data)
-		w.maps.Policies, w.maps.Bindings = append(w.maps.Policies, m.Policies...), append(w.maps.Bindings, m.Bindings...)
-		w.vaps.Policies, w.vaps.Bindings = append(w.vaps.Policies, v.Policies...), append(w.vaps.Bindings, v.Bindings...)
-		for _, e := range append(joined(merr), joined(verr)...) {
-			var mk *mutation.KindError
-			var vk *validatingpolicy.KindError
-			if !errors.As(e, &mk) && !errors.As(e, &vk) {
-				problems = append(problems, fmt.Sprintf("%s: %v", inp.name, e))
-			}
-		}
+		cfg, err := admission.Decode(inp.data)
+		w.maps.Policies, w.maps.Bindings = append(w.maps.Policies, cfg.MutatingPolicies...), append(w.maps.Bindings, cfg.MutatingPolicyBindings...)
+		w.vaps.Policies, w.vaps.Bindings = append(w.vaps.Policies, cfg.ValidatingPolicies...), append(w.vaps.Bindings, cfg.ValidatingPolicyBindings...)
+		problems = append(problems, policyProblems(inp.name, err)...)
 	}
 	var p []string
 	w.resources, p = a.readDocuments(rel(resources))

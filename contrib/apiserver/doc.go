@@ -16,6 +16,18 @@
 //     k8s.io/kubernetes, out of reach of other servers), with the server's
 //     own authorizers for the types the file names.
 //
+//   - NewAdmissionPlugin turns a gatehouse admission chain (package
+//     admission: MutatingAdmissionPolicies, then ValidatingAdmissionPolicies)
+//     into a k8s.io/apiserver admission plugin (MutationInterface,
+//     ValidationInterface, InitializationValidator): its Admit runs one pass
+//     of the mutating policies and asks k8s.io/apiserver's chain for the
+//     reinvocation, its Validate runs the validating policies; objects are
+//     seen in the request's version, converted from and to the server's
+//     internal one with the request's ObjectInterfaces, the mutated object
+//     is written back into the request's, warnings go to the request's
+//     recorder and audit annotations to its attributes. SetChain swaps the
+//     chain while serving.
+//
 // # Conditions (KEP-5681)
 //
 // k8s.io/apiserver v0.37's Authorizer also has ConditionsAwareAuthorize and
