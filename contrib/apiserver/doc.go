@@ -5,11 +5,14 @@
 //   - ToKube turns a gatehouse authorizer.Authorizer into a
 //     k8s.io/apiserver authorizer.Authorizer, to put in a generic server's
 //     Config.Authorization.Authorizer.
+//
 //   - FromKube turns a k8s.io/apiserver authorizer (RBAC, Node, a server's
 //     own) into a gatehouse one, to put in a chain built from an
 //     AuthorizationConfiguration (authorizer.Options.Authorizers).
+//
 //   - FromKubeAttributes and ToKubeAttributes convert the attributes of a
 //     request, field and label selectors included.
+//
 //   - NewReloadingAuthorizer builds, in one call, the chain of an
 //     --authorization-config file that reloads itself when the file
 //     changes, as kube-apiserver assembles it (the assembly lives in
