@@ -112,6 +112,11 @@ type Request struct {
 	// Object is the new object (nil on DELETE), OldObject the old one (nil
 	// on CREATE and CONNECT). Neither is modified.
 	Object, OldObject *unstructured.Unstructured
+	// Normalized says that the objects of a built-in kind are already the
+	// unstructured form of their Go type, as kube-apiserver holds them
+	// (see validatingpolicy.Request.Normalized): the engines skip that
+	// conversion.
+	Normalized bool
 }
 
 // Result is what the chain did to a request, admitted or denied.
@@ -247,7 +252,7 @@ func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation,
 	}
 	mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: req.Object, OldObject: req.OldObject, Reinvocation: &r.rc}
+		Object: req.Object, OldObject: req.OldObject, Normalized: req.Normalized, Reinvocation: &r.rc}
 	start := c.clock.Now()
 	var mres mutation.Result
 	var err error
@@ -275,7 +280,7 @@ func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation,
 func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
 	vreq := &validatingpolicy.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: res.Object, OldObject: req.OldObject}
+		Object: res.Object, OldObject: req.OldObject, Normalized: req.Normalized}
 	start := c.clock.Now()
 	var vres validatingpolicy.Result
 	var err error

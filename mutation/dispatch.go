@@ -458,7 +458,9 @@ func (s *state) version(kind schema.GroupVersionKind) (*versioned, error) {
 	}
 	// kube-apiserver holds an object of a built-in kind as its Go type:
 	// its expressions and patches see that form.
-	v.object, v.oldObject = s.normalize(v.object, kind), s.normalize(v.oldObject, kind)
+	if !s.req.Normalized || kind != s.req.Kind {
+		v.object, v.oldObject = s.normalize(v.object, kind), s.normalize(v.oldObject, kind)
+	}
 	v.request = s.req.attributes().AdmissionRequest(kind)
 	s.versions = append(s.versions, v)
 	return v, nil

@@ -39,6 +39,13 @@ type Request struct {
 	// Object is the new object and OldObject the old one (nil on CREATE).
 	// Neither is modified: Admit returns the mutated object.
 	Object, OldObject *unstructured.Unstructured
+	// Normalized says that the objects of a built-in kind are already as
+	// kube-apiserver holds them: the unstructured form of their Go type
+	// (runtime.DefaultUnstructuredConverter.ToUnstructured of a typed
+	// object). The dispatcher then skips taking them through the Go type
+	// before the first policy; set on objects that are not so, results may
+	// differ from kube-apiserver's.
+	Normalized bool
 	// Reinvocation carries the reinvocation state between the two passes
 	// of the admission chain over one request; nil when the caller does
 	// not reinvoke (see ReinvocationContext).

@@ -496,7 +496,9 @@ func (s *state) version(kind schema.GroupVersionKind) (*versioned, error) {
 	// kube-apiserver holds an object of a built-in kind as its Go type, and
 	// its validations see it through the schemaless typed view.
 	v.typedView = mutationpatch.IsBuiltin(kind)
-	v.object, v.oldObject = normalize(v.object, kind, v.typedView), normalize(v.oldObject, kind, v.typedView)
+	if !s.req.Normalized || kind != s.req.Kind {
+		v.object, v.oldObject = normalize(v.object, kind, v.typedView), normalize(v.oldObject, kind, v.typedView)
+	}
 	v.request = s.attrs.AdmissionRequest(kind)
 	s.versions = append(s.versions, v)
 	return v, nil

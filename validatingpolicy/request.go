@@ -37,6 +37,14 @@ type Request struct {
 	// Object is the new object (nil on DELETE) and OldObject the old one
 	// (nil on CREATE and CONNECT). Neither is modified.
 	Object, OldObject *unstructured.Unstructured
+	// Normalized says that the objects of a built-in kind are already as
+	// kube-apiserver holds them: the unstructured form of their Go type
+	// (runtime.DefaultUnstructuredConverter.ToUnstructured of a typed
+	// object, as an apiserver that holds typed objects has them). The
+	// dispatcher then skips taking them through the Go type, which is most
+	// of the cost of a request; set on objects that are not so, results
+	// may differ from kube-apiserver's.
+	Normalized bool
 }
 
 func (r *Request) attributes() *admissionpolicy.Attributes {

@@ -137,6 +137,9 @@ func requestOf(a kadmission.Attributes, o kadmission.ObjectInterfaces) (*admissi
 	req := &admission.Request{
 		Operation: admissionv1.Operation(a.GetOperation()), Kind: kind, Resource: a.GetResource(), SubResource: a.GetSubresource(),
 		Name: a.GetName(), Namespace: a.GetNamespace(), DryRun: a.IsDryRun(), Options: a.GetOperationOptions(),
+		// The objects are typed, or custom resources: their unstructured
+		// form is already the one kube-apiserver's policies see.
+		Normalized: true,
 	}
 	if u := a.GetUserInfo(); u != nil {
 		req.UserInfo = authenticationv1.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups()}
