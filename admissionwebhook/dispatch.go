@@ -89,8 +89,10 @@ type Dispatcher struct {
 	clients    *clients
 	validating *admissionmanifest.WebhookMatcher
 	mutating   []mutatingHook
-	sink       metrics.Sink
-	clock      clock.PassiveClock
+	// uids identify the mutating webhooks across the passes of a request.
+	uids  []string
+	sink  metrics.Sink
+	clock clock.PassiveClock
 }
 
 type mutatingHook struct {
@@ -125,10 +127,12 @@ func NewDispatcher(webhooks []admissionmanifest.Webhook, o Options) (*Dispatcher
 				return nil, err
 			}
 			d.mutating = append(d.mutating, mutatingHook{webhook: wh.Mutating, config: wh.ConfigurationName, matcher: m})
+			d.uids = append(d.uids, wh.UID)
 		default:
 			return nil, fmt.Errorf("webhook %d is neither validating nor mutating", i)
 		}
 	}
+	webhookUIDs(d.mutating, d.uids)
 	if d.validating, err = admissionmanifest.NewWebhookMatcher(validating, o.Match); err != nil {
 		return nil, err
 	}
@@ -148,12 +152,14 @@ type Result struct {
 	// AuditAnnotations are the audit annotations at level Metadata: each
 	// webhook's own as "<webhook>/<key>" (a key that is not a qualified
 	// name is dropped, as is one that would overwrite another value),
-	// mutation.webhook.admission.k8s.io/round_0_index_<i> of each mutating
-	// call, and failed-open.*.webhook.admission.k8s.io/round_0_index_<i> of
-	// each webhook that failed open.
+	// mutation.webhook.admission.k8s.io/round_<r>_index_<i> of each mutating
+	// call (r is 1 in the reinvocation, i counts all the dispatcher's
+	// mutating webhooks), and
+	// failed-open.*.webhook.admission.k8s.io/round_<r>_index_<i> of each
+	// webhook that failed open (i counts the matched validating webhooks).
 	AuditAnnotations map[string]string
 	// PatchAnnotations are the audit annotations at level Request (logged
-	// only at that level and above): patch.webhook.admission.k8s.io/round_0_index_<i>
+	// only at that level and above): patch.webhook.admission.k8s.io/round_<r>_index_<i>
 	// of each mutating call that returned a patch.
 	PatchAnnotations map[string]string
 }
@@ -332,8 +338,8 @@ func (d *Dispatcher) convert(obj *unstructured.Unstructured, from, to schema.Gro
 	return out.Object, nil
 }
 
-func failedOpenKey(prefix string, index int) string {
-	return fmt.Sprintf("failed-open.%sround_0_index_%d", prefix, index)
+func failedOpenKey(prefix string, round, index int) string {
+	return fmt.Sprintf("failed-open.%sround_%d_index_%d", prefix, round, index)
 }
 
 const (

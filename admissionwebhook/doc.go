@@ -56,11 +56,15 @@
 // labels; the match conditions' metrics come from the matcher
 // (Options.Match.Metrics).
 //
-// # Differences from kube-apiserver
+// # Reinvocation
 //
-// Reinvocation (reinvocationPolicy IfNeeded, the second pass of the
-// mutating chain) is not implemented yet: Admit is the first pass, and
-// mutation and patch annotations always say round_0.
+// Admit is one pass of the mutating webhooks. A caller that runs
+// kube-apiserver's admission chain, whose mutating plugins run a second time
+// when one of them asks for it, shares a [Reinvocation] between the two
+// passes of a request: webhooks with reinvocationPolicy IfNeeded are called
+// again when the object changed after their call, as kube-apiserver does.
+//
+// # Differences from kube-apiserver
 //
 // kube-apiserver's REST client retries a call whose answer is a 429 or a
 // 5xx with a Retry-After header, up to 10 times; gatehouse does not retry.

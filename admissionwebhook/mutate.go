@@ -22,8 +22,9 @@ import (
 
 // Admit calls the mutating webhooks that match r, one after another in
 // order, each on the object the previous one left, as kube-apiserver's
-// MutatingAdmissionWebhook plugin does in the first pass of its admission
-// chain: each webhook is matched against the current object just before
+// MutatingAdmissionWebhook plugin does in a pass of its admission
+// chain (r.Reinvocation carries the state between the two passes): each
+// webhook is matched against the current object just before
 // its call (the first that fails to match fails the request), its JSON
 // patch applied with json-patch v4 and the result, for a built-in kind,
 // decoded into its Go type (not strictly: unknown fields are dropped) and
@@ -55,6 +56,23 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 		object = &unstructured.Unstructured{Object: o}
 	}
 	old := r.OldObject
+	rc := r.Reinvocation
+	if rc != nil {
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+	}
+	var input map[string]any
+	if object != nil {
+		input = object.Object
+	}
+	reinvoke := rc.start(input)
+	round := 0
+	if reinvoke {
+		round = 1
+	}
+	// The object the pass returns, for the next: the input when it fails.
+	output := input
+	defer func() { rc.end(output) }()
 	for i := range d.mutating {
 		mh := &d.mutating[i]
 		matches := mh.matcher.Match(ctx, matchRequest(r, object))
@@ -64,6 +82,10 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 		m := matches[0]
 		if m.Err != nil {
 			return fail(m.Err)
+		}
+		// During the reinvocation only the eligible webhooks are called.
+		if reinvoke && !rc.shouldReinvoke(d.uids[i]) {
+			continue
 		}
 		if m.Kind != kind {
 			if object != nil {
@@ -102,13 +124,23 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 			ignore:                  w.FailurePolicy != nil && *w.FailurePolicy == admissionregistrationv1.Ignore,
 		}
 		start := d.clock.Now()
-		out, changed, ws, err := d.mutate(ctx, h, mh.config, i, r, inv, ann)
+		out, changed, ws, err := d.mutate(ctx, h, mh.config, round, i, r, inv, ann)
 		warnings = append(warnings, ws...)
 		d.observe(h.name, typeAdmit, string(r.Operation), d.clock.Since(start), err, h.ignore)
 		if out != nil {
 			object = &unstructured.Unstructured{Object: out}
 		}
-		_ = changed // reinvocation is not implemented yet
+		if rc != nil {
+			if changed {
+				rc.requirePrevious()
+				if rc.Flags != nil {
+					rc.Flags.SetShouldReinvoke()
+				}
+			}
+			if w.ReinvocationPolicy != nil && *w.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy {
+				rc.addPrevious(d.uids[i])
+			}
+		}
 		if err == nil {
 			continue
 		}
@@ -121,7 +153,7 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 			}
 			if !errors.Is(ce.reason, context.Canceled) {
 				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeAdmit)
-				ann.add(failedOpenKey(mutationPrefix, i), h.name, false)
+				ann.add(failedOpenKey(mutationPrefix, round, i), h.name, false)
 			}
 			select {
 			case <-ctx.Done():
@@ -144,6 +176,11 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 	res := result(ann)
 	res.Warnings = warnings
 	res.Object = object
+	if object != nil {
+		output = object.Object
+	} else {
+		output = nil
+	}
 	return res, nil
 }
 
@@ -166,10 +203,10 @@ type patchAnnotation struct {
 // applies its patch: it returns the patched object (nil when the webhook
 // did not patch it), whether it changed, the webhook's warnings and its
 // failure.
-func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, idx int, r *Request, inv *invocation, ann *annotations) (out map[string]any, changed bool, warnings []string, err error) {
+func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, round, idx int, r *Request, inv *invocation, ann *annotations) (out map[string]any, changed bool, warnings []string, err error) {
 	defer func() {
 		v, _ := json.Marshal(mutationAnnotation{Configuration: config, Webhook: h.name, Mutated: changed})
-		ann.add(fmt.Sprintf("%sround_0_index_%d", mutationPrefix, idx), string(v), false)
+		ann.add(fmt.Sprintf("%sround_%d_index_%d", mutationPrefix, round, idx), string(v), false)
 	}()
 	res, warnings, err := d.call(ctx, h, r, inv, true, ann)
 	if err != nil {
@@ -197,7 +234,7 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, idx int
 	}
 	changed = !apiequality.Semantic.DeepEqual(inv.object, out)
 	v, _ := json.Marshal(patchAnnotation{Configuration: config, Webhook: h.name, Patch: patch, PatchType: string(admissionv1.PatchTypeJSONPatch)})
-	ann.add(fmt.Sprintf("%sround_0_index_%d", patchPrefix, idx), string(v), true)
+	ann.add(fmt.Sprintf("%sround_%d_index_%d", patchPrefix, round, idx), string(v), true)
 	if d.o.Defaulter != nil {
 		u := &unstructured.Unstructured{Object: out}
 		d.o.Defaulter(u)

@@ -45,6 +45,10 @@ type Request struct {
 	// Object is the new object and OldObject the old one (nil when the
 	// request has none). Neither is modified.
 	Object, OldObject *unstructured.Unstructured
+	// Reinvocation carries the mutating webhooks' reinvocation state
+	// between the two passes of the admission chain over the request; nil
+	// when the caller does not reinvoke (see Reinvocation).
+	Reinvocation *Reinvocation
 }
 
 // invocation is what one call of a webhook sends: the matched kind and

@@ -98,7 +98,7 @@ func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook,
 		if p := recover(); p != nil {
 			if h.ignore {
 				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
-				ann.add(failedOpenKey(validatingPrefix, idx), h.name, false)
+				ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
 				return
 			}
 			errs <- apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, p))
@@ -117,7 +117,7 @@ func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook,
 		if h.ignore {
 			if !errors.Is(ce.reason, context.Canceled) {
 				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
-				ann.add(failedOpenKey(validatingPrefix, idx), h.name, false)
+				ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
 			}
 			return warnings
 		}

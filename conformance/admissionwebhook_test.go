@@ -34,6 +34,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook/admissionwebhooktest"
+	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
 // The differential test of package admissionwebhook against k8s.io/apiserver
@@ -51,6 +52,8 @@ type awHook struct {
 	fault  *admissionwebhooktest.Fault
 	// mod changes the webhook (after its API defaults).
 	mod func(*admissionregistrationv1.ValidatingWebhook)
+	// ifNeeded gives a mutating webhook reinvocationPolicy IfNeeded.
+	ifNeeded bool
 }
 
 type awScenario struct {
@@ -60,6 +63,11 @@ type awScenario struct {
 	// request changes the request (a CREATE of a pod by default).
 	dryRun bool
 	delete bool
+	// reinvoke runs the mutating webhooks a second time if they asked for
+	// it, or if between is set: another plugin then set the label
+	// "between" to its value and asked for it.
+	reinvoke bool
+	between  string
 }
 
 // awService makes a webhook call a service, which the scenario's resolver
@@ -172,6 +180,29 @@ func awScenarios() []awScenario {
 				awScenario{name: "a v1beta1 patch without patchType", hooks: []awHook{{answer: allow, mod: v1beta1,
 					fault: &admissionwebhooktest.Fault{Body: reviewWithPatch("v1beta1", "W3sib3AiOiJhZGQiLCJwYXRoIjoiL21ldGFkYXRhL2xhYmVscy94IiwidmFsdWUiOiJ5In1d", false)}}}},
 				awScenario{name: "a patch of a delete", delete: true, hooks: []awHook{{answer: awPatch(`[{"op":"add","path":"/x","value":1}]`)}}},
+				awScenario{name: "reinvoked after a later change", reinvoke: true, hooks: []awHook{
+					{answer: awPatch(`[{"op":"add","path":"/metadata/labels/a","value":"1"}]`), ifNeeded: true},
+					{answer: allow, ifNeeded: true},
+					{answer: awPatch(`[{"op":"add","path":"/metadata/labels/b","value":"1"}]`)},
+					{answer: awPatch(`[{"op":"add","path":"/metadata/labels/c","value":"1"}]`), ifNeeded: true},
+				}},
+				awScenario{name: "reinvoked after another plugin's change", reinvoke: true, between: "yes", hooks: []awHook{
+					{answer: allow, ifNeeded: true},
+					{answer: allow},
+				}},
+				awScenario{name: "not reinvoked for its own change", reinvoke: true, hooks: []awHook{
+					{answer: allow, ifNeeded: true},
+					{answer: awPatch(`[{"op":"add","path":"/metadata/labels/a","value":"1"}]`), ifNeeded: true},
+				}},
+				awScenario{name: "a change in the reinvocation", reinvoke: true, hooks: []awHook{
+					{answer: awPatch(`[{"op":"add","path":"/metadata/labels/a","value":"1"}]`), ifNeeded: true},
+					{answer: func(r *admissionv1.AdmissionRequest) admissionwebhooktest.Answer {
+						if strings.Contains(string(r.Object.Raw), `"a":"1"`) {
+							return admissionwebhooktest.Answer{Allowed: true, Patch: []byte(`[{"op":"add","path":"/metadata/labels/b","value":"2"}]`)}
+						}
+						return admissionwebhooktest.Answer{Allowed: true, Patch: []byte(`[{"op":"add","path":"/metadata/labels/b","value":"1"}]`)}
+					}, ifNeeded: true},
+				}},
 				awScenario{name: "a refusal after a patch", hooks: []awHook{
 					{answer: awPatch(`[{"op":"add","path":"/metadata/labels/team","value":"a"}]`)},
 					{answer: admissionwebhooktest.Deny(409, "conflict")},
@@ -312,14 +343,18 @@ func TestAdmissionWebhookMatchesKubeAPIServer(t *testing.T) {
 	}
 }
 
-func toMutating(hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.MutatingWebhook {
+func toMutating(s awScenario, hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.MutatingWebhook {
 	var out []admissionregistrationv1.MutatingWebhook
-	for _, w := range hooks {
+	for i, w := range hooks {
+		policy := admissionregistrationv1.NeverReinvocationPolicy
+		if s.hooks[i].ifNeeded {
+			policy = admissionregistrationv1.IfNeededReinvocationPolicy
+		}
 		out = append(out, admissionregistrationv1.MutatingWebhook{
 			Name: w.Name, ClientConfig: w.ClientConfig, Rules: w.Rules, FailurePolicy: w.FailurePolicy, MatchPolicy: w.MatchPolicy,
 			NamespaceSelector: w.NamespaceSelector, ObjectSelector: w.ObjectSelector, SideEffects: w.SideEffects,
 			TimeoutSeconds: w.TimeoutSeconds, AdmissionReviewVersions: w.AdmissionReviewVersions, MatchConditions: w.MatchConditions,
-			ReinvocationPolicy: ptrTo(admissionregistrationv1.NeverReinvocationPolicy),
+			ReinvocationPolicy: ptrTo(policy),
 		})
 	}
 	return out
@@ -353,7 +388,7 @@ func awObject(o map[string]any) map[string]any {
 func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistrationv1.ValidatingWebhook, o admission.ObjectInterfaces, resolver admissionwebhook.ServiceResolver) awOutcome {
 	objs := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}}
 	if s.mutating {
-		objs = append(objs, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "config"}, Webhooks: toMutating(hooks)})
+		objs = append(objs, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "config"}, Webhooks: toMutating(s, hooks)})
 	} else {
 		objs = append(objs, &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "config"}, Webhooks: hooks})
 	}
@@ -382,6 +417,17 @@ func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistra
 		factory.Start(stop)
 		factory.WaitForCacheSync(stop)
 		err = wh.Admit(ctx, attr, o)
+		if rc := attr.GetReinvocationContext(); err == nil && s.reinvoke {
+			if s.between != "" {
+				pod := attr.GetObject().(*corev1.Pod)
+				pod.Labels["between"] = s.between
+				rc.SetShouldReinvoke()
+			}
+			if rc.ShouldReinvoke() {
+				rc.SetIsReinvoke()
+				err = wh.Admit(ctx, attr, o)
+			}
+		}
 	} else {
 		wh, perr := webhookvalidating.NewValidatingAdmissionWebhook(nil)
 		require.NoError(t, perr)
@@ -405,7 +451,7 @@ func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistra
 func gatehouseAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistrationv1.ValidatingWebhook, resolver admissionwebhook.ServiceResolver) awOutcome {
 	var webhooks []admissionmanifest.Webhook
 	if s.mutating {
-		for _, w := range toMutating(hooks) {
+		for _, w := range toMutating(s, hooks) {
 			webhooks = append(webhooks, admissionmanifest.Webhook{ConfigurationName: "config", Mutating: &w})
 		}
 	} else {
@@ -433,7 +479,37 @@ func gatehouseAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionreg
 	}
 	var res admissionwebhook.Result
 	if s.mutating {
+		flags := &mutation.ReinvocationContext{}
+		req.Reinvocation = &admissionwebhook.Reinvocation{Flags: flags}
 		res, err = d.Admit(context.Background(), req)
+		if err == nil && s.reinvoke {
+			first := res
+			req.Object = res.Object
+			if s.between != "" {
+				req.Object = req.Object.DeepCopy()
+				labels := req.Object.GetLabels()
+				labels["between"] = s.between
+				req.Object.SetLabels(labels)
+				flags.SetShouldReinvoke()
+			}
+			if flags.ShouldReinvoke() {
+				flags.SetIsReinvoke()
+				res, err = d.Admit(context.Background(), req)
+				res.Warnings = append(first.Warnings, res.Warnings...)
+				for k, v := range first.AuditAnnotations {
+					if res.AuditAnnotations == nil {
+						res.AuditAnnotations = map[string]string{}
+					}
+					res.AuditAnnotations[k] = v
+				}
+				for k, v := range first.PatchAnnotations {
+					if res.PatchAnnotations == nil {
+						res.PatchAnnotations = map[string]string{}
+					}
+					res.PatchAnnotations[k] = v
+				}
+			}
+		}
 	} else {
 		res, err = d.Validate(context.Background(), req)
 	}
