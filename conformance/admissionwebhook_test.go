@@ -30,10 +30,12 @@ import (
 	"k8s.io/apiserver/pkg/warning"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/component-base/metrics/legacyregistry"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook/admissionwebhooktest"
+	"github.com/gatehouse-dev/gatehouse/metrics"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
@@ -259,6 +261,9 @@ type awOutcome struct {
 	warnings    []string
 	annotations map[string]string
 	received    []string
+	// metrics are the webhook metrics recorded: counter values and
+	// histogram sample counts by series.
+	metrics map[string]float64
 }
 
 func awPod() *corev1.Pod {
@@ -333,12 +338,13 @@ func TestAdmissionWebhookMatchesKubeAPIServer(t *testing.T) {
 			})
 			kube := run(func() awOutcome { return kubeAdmissionWebhooks(t, s, validating, o, resolver) })
 			ours := run(func() awOutcome { return gatehouseAdmissionWebhooks(t, s, validating, resolver) })
-			t.Logf("kube-apiserver: %s %v", kube.err, kube.annotations)
+			t.Logf("kube-apiserver: %s %v %v", kube.err, kube.annotations, kube.metrics)
 			assert.Equal(t, kube.err, ours.err, "error")
 			assert.Equal(t, kube.object, ours.object, "object")
 			assert.Equal(t, kube.warnings, ours.warnings, "warnings")
 			assert.Equal(t, kube.annotations, ours.annotations, "annotations")
 			assert.Equal(t, kube.received, ours.received, "requests received")
+			assert.Equal(t, kube.metrics, ours.metrics, "metrics")
 		})
 	}
 }
@@ -385,7 +391,7 @@ func awObject(o map[string]any) map[string]any {
 	return o
 }
 
-func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistrationv1.ValidatingWebhook, o admission.ObjectInterfaces, resolver admissionwebhook.ServiceResolver) awOutcome {
+func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistrationv1.ValidatingWebhook, o admission.ObjectInterfaces, resolver admissionwebhook.ServiceResolver) (out awOutcome) {
 	objs := []runtime.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}}
 	if s.mutating {
 		objs = append(objs, &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "config"}, Webhooks: toMutating(s, hooks)})
@@ -406,6 +412,18 @@ func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistra
 		corev1.SchemeGroupVersion.WithResource("pods"), "", op, nil, s.dryRun, &user.DefaultInfo{Name: "alice", Groups: []string{"dev"}})}
 	warnings := &awWarnings{}
 	ctx := warning.WithWarningRecorder(context.Background(), warnings)
+	before := kubeWebhookMetrics(t)
+	defer func() {
+		after := kubeWebhookMetrics(t)
+		for k, v := range after {
+			if d := v - before[k]; d != 0 {
+				if out.metrics == nil {
+					out.metrics = map[string]float64{}
+				}
+				out.metrics[k] = d
+			}
+		}
+	}()
 	var err error
 	if s.mutating {
 		wh, perr := webhookmutating.NewMutatingWebhook(nil)
@@ -439,7 +457,7 @@ func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistra
 		factory.WaitForCacheSync(stop)
 		err = wh.Validate(ctx, attr, o)
 	}
-	out := awOutcome{err: awStatus(err), warnings: warnings.warnings, annotations: attr.annotations}
+	out = awOutcome{err: awStatus(err), warnings: warnings.warnings, annotations: attr.annotations}
 	if err == nil && s.mutating && attr.GetObject() != nil {
 		u, cerr := runtime.DefaultUnstructuredConverter.ToUnstructured(attr.GetObject())
 		require.NoError(t, cerr)
@@ -459,8 +477,9 @@ func gatehouseAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionreg
 			webhooks = append(webhooks, admissionmanifest.Webhook{ConfigurationName: "config", Validating: &w})
 		}
 	}
+	sink := metrics.NewMemory()
 	d, err := admissionwebhook.NewDispatcher(webhooks, admissionwebhook.Options{
-		Match: admissionmanifest.MatchOptions{API: true}, ServiceResolver: resolver,
+		Match: admissionmanifest.MatchOptions{API: true}, ServiceResolver: resolver, Metrics: sink,
 	})
 	require.NoError(t, err)
 	pod, err := runtime.DefaultUnstructuredConverter.ToUnstructured(awPod())
@@ -528,6 +547,59 @@ func gatehouseAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionreg
 	}
 	if err == nil && res.Object != nil {
 		out.object = awObject(res.Object.Object)
+	}
+	for _, desc := range []*metrics.Desc{metrics.AdmissionWebhookRequests, metrics.AdmissionWebhookRejections,
+		metrics.AdmissionWebhookFailOpen, metrics.AdmissionWebhookDuration} {
+		names := desc.Labels()
+		for _, values := range sink.Series(desc) {
+			labels := map[string]string{}
+			for i, n := range names {
+				labels[n] = values[i]
+			}
+			v := sink.Value(desc, values...)
+			if desc.Kind() == metrics.Histogram {
+				v = float64(sink.HistogramOf(desc, values...).Count)
+			}
+			if out.metrics == nil {
+				out.metrics = map[string]float64{}
+			}
+			out.metrics[awSeries(desc.Name(), labels)] = v
+		}
+	}
+	return out
+}
+
+// awSeries names a series: the metric and its labels, sorted.
+func awSeries(name string, labels map[string]string) string {
+	var pairs []string
+	for k, v := range labels {
+		pairs = append(pairs, k+"="+v)
+	}
+	sort.Strings(pairs)
+	return name + "{" + strings.Join(pairs, ",") + "}"
+}
+
+// kubeWebhookMetrics reads kube-apiserver's admission webhook metrics from
+// its process-wide registry: counter values and histogram sample counts.
+func kubeWebhookMetrics(t *testing.T) map[string]float64 {
+	families, err := legacyregistry.DefaultGatherer.Gather()
+	require.NoError(t, err)
+	out := map[string]float64{}
+	for _, f := range families {
+		if !strings.HasPrefix(f.GetName(), "apiserver_admission_webhook_") {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			v := m.GetCounter().GetValue()
+			if h := m.GetHistogram(); h != nil {
+				v = float64(h.GetSampleCount())
+			}
+			out[awSeries(f.GetName(), labels)] = v
+		}
 	}
 	return out
 }
