@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apiserver/pkg/admission"
 	webhookmutating "k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"
 	webhookvalidating "k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
@@ -70,6 +71,9 @@ type awScenario struct {
 	// "between" to its value and asked for it.
 	reinvoke bool
 	between  string
+	// custom sends a custom resource (example.com/v1 widgets) instead of a
+	// pod.
+	custom bool
 }
 
 // awService makes a webhook call a service, which the scenario's resolver
@@ -211,6 +215,24 @@ func awScenarios() []awScenario {
 				}},
 			)
 		}
+		custom := []awScenario{
+			{name: "a custom resource", custom: true, hooks: []awHook{{answer: allow}}},
+			{name: "a custom resource refused", custom: true, hooks: []awHook{{answer: admissionwebhooktest.Deny(403, "no widgets")}}},
+			{name: "a custom resource deleted", custom: true, delete: true, hooks: []awHook{{answer: allow}}},
+		}
+		if mutating {
+			custom = append(custom,
+				awScenario{name: "a custom resource patched", custom: true, hooks: []awHook{
+					{answer: awPatch(`[{"op":"add","path":"/spec/color","value":"red"},{"op":"replace","path":"/spec/size","value":3.5}]`)},
+					{answer: awPatch(`[{"op":"add","path":"/spec/tags/-","value":{"nested":[1,2.5,null,true]}}]`)},
+				}},
+				awScenario{name: "a custom resource without kind", custom: true, hooks: []awHook{{answer: awPatch(`[{"op":"remove","path":"/kind"}]`)}}},
+				awScenario{name: "a custom resource reinvoked", custom: true, reinvoke: true, between: "yes", hooks: []awHook{
+					{answer: awPatch(`[{"op":"add","path":"/spec/size","value":2}]`), ifNeeded: true},
+				}},
+			)
+		}
+		common = append(common, custom...)
 		for _, s := range common {
 			s.mutating = mutating
 			scenarios = append(scenarios, s)
@@ -266,6 +288,28 @@ type awOutcome struct {
 	metrics map[string]float64
 }
 
+// awUser is the requesting user, with every field.
+var awUser = user.DefaultInfo{Name: "alice", UID: "u-1", Groups: []string{"dev", "system:authenticated"},
+	Extra: map[string][]string{"scopes": {"a", "b"}, "empty": {}}}
+
+// awRequest is the scenario's request: its object (a pod or a widget), kind,
+// resource, operation and options.
+func awRequest(s awScenario) (obj runtime.Object, kind schema.GroupVersionKind, resource schema.GroupVersionResource, op admission.Operation, options runtime.Object) {
+	obj, kind, resource = awPod(), corev1.SchemeGroupVersion.WithKind("Pod"), corev1.SchemeGroupVersion.WithResource("pods")
+	if s.custom {
+		obj = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "p", "namespace": "default", "labels": map[string]any{"app": "web"}},
+			"spec":     map[string]any{"size": int64(2), "ratio": 0.5, "tags": []any{"x"}}}}
+		kind = schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}
+		resource = schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}
+	}
+	op, options = admission.Create, &metav1.CreateOptions{TypeMeta: metav1.TypeMeta{Kind: "CreateOptions", APIVersion: "meta.k8s.io/v1"}, FieldManager: "kubectl"}
+	if s.delete {
+		op, options = admission.Delete, &metav1.DeleteOptions{TypeMeta: metav1.TypeMeta{Kind: "DeleteOptions", APIVersion: "meta.k8s.io/v1"}}
+	}
+	return obj, kind, resource, op, options
+}
+
 func awPod() *corev1.Pod {
 	return &corev1.Pod{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
@@ -296,7 +340,7 @@ func TestAdmissionWebhookMatchesKubeAPIServer(t *testing.T) {
 					Name: fmt.Sprintf("hook-%d.example.com", i), ClientConfig: srv.ClientConfig(path),
 					Rules: []admissionregistrationv1.RuleWithOperations{{
 						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
-						Rule:       admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}},
+						Rule:       admissionregistrationv1.Rule{APIGroups: []string{"", "example.com"}, APIVersions: []string{"v1"}, Resources: []string{"pods", "widgets"}},
 					}},
 					SideEffects: ptrTo(admissionregistrationv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
 				}
@@ -402,14 +446,13 @@ func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistra
 	factory := informers.NewSharedInformerFactory(client, 0)
 	stop := make(chan struct{})
 	defer close(stop)
-	pod := awPod()
-	var obj, old runtime.Object = pod, nil
-	op := admission.Create
+	obj, kind, resource, op, options := awRequest(s)
+	var old runtime.Object
 	if s.delete {
-		obj, old, op = nil, pod, admission.Delete
+		obj, old = nil, obj
 	}
-	attr := &awAttributes{Attributes: admission.NewAttributesRecord(obj, old, corev1.SchemeGroupVersion.WithKind("Pod"), "default", "p",
-		corev1.SchemeGroupVersion.WithResource("pods"), "", op, nil, s.dryRun, &user.DefaultInfo{Name: "alice", Groups: []string{"dev"}})}
+	attr := &awAttributes{Attributes: admission.NewAttributesRecord(obj, old, kind, "default", "p",
+		resource, "", op, options, s.dryRun, &awUser)}
 	warnings := &awWarnings{}
 	ctx := warning.WithWarningRecorder(context.Background(), warnings)
 	before := kubeWebhookMetrics(t)
@@ -437,8 +480,14 @@ func kubeAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionregistra
 		err = wh.Admit(ctx, attr, o)
 		if rc := attr.GetReinvocationContext(); err == nil && s.reinvoke {
 			if s.between != "" {
-				pod := attr.GetObject().(*corev1.Pod)
-				pod.Labels["between"] = s.between
+				switch o := attr.GetObject().(type) {
+				case *corev1.Pod:
+					o.Labels["between"] = s.between
+				case *unstructured.Unstructured:
+					labels := o.GetLabels()
+					labels["between"] = s.between
+					o.SetLabels(labels)
+				}
 				rc.SetShouldReinvoke()
 			}
 			if rc.ShouldReinvoke() {
@@ -482,19 +531,25 @@ func gatehouseAdmissionWebhooks(t *testing.T, s awScenario, hooks []admissionreg
 		Match: admissionmanifest.MatchOptions{API: true}, ServiceResolver: resolver, Metrics: sink,
 	})
 	require.NoError(t, err)
-	pod, err := runtime.DefaultUnstructuredConverter.ToUnstructured(awPod())
+	obj, kind, resource, op, options := awRequest(s)
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	require.NoError(t, err)
+	extra := map[string]authenticationv1.ExtraValue{}
+	for k, v := range awUser.Extra {
+		extra[k] = v
+	}
 	req := &admissionwebhook.Request{
-		Operation: admissionv1.Create,
-		Kind:      corev1.SchemeGroupVersion.WithKind("Pod"),
-		Resource:  corev1.SchemeGroupVersion.WithResource("pods"),
+		Operation: admissionv1.Operation(op),
+		Kind:      kind,
+		Resource:  resource,
 		Name:      "p", Namespace: "default",
-		UserInfo: authenticationv1.UserInfo{Username: "alice", Groups: []string{"dev"}},
+		UserInfo: authenticationv1.UserInfo{Username: awUser.Name, UID: awUser.UID, Groups: awUser.Groups, Extra: extra},
 		DryRun:   s.dryRun,
-		Object:   &unstructured.Unstructured{Object: pod},
+		Options:  options,
+		Object:   &unstructured.Unstructured{Object: content},
 	}
 	if s.delete {
-		req.Operation, req.Object, req.OldObject = admissionv1.Delete, nil, req.Object
+		req.Object, req.OldObject = nil, req.Object
 	}
 	var res admissionwebhook.Result
 	if s.mutating {
