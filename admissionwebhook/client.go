@@ -241,7 +241,9 @@ func (r *resolvingRoundTripper) RoundTrip(req *http.Request) (*http.Response, er
 // post sends body to the client's URL and decodes the answer into into,
 // as kube-apiserver's REST client does; its errors are the REST client's.
 // The query carries the time left before ctx's deadline, rounded up to the
-// second, or the client's own timeout.
+// second, or the client's own timeout. An answer 429 or 5xx with a
+// Retry-After header in seconds is retried after that many seconds, 10 times
+// at most.
 func (c *client) post(ctx context.Context, w *wire, body []byte, into runtime.Object) error {
 	timeout := clientTimeout
 	if deadline, ok := ctx.Deadline(); ok {
@@ -256,16 +258,39 @@ func (c *client) post(ctx context.Context, w *wire, body []byte, into runtime.Ob
 	defer cancel()
 	u := *c.base
 	u.RawQuery = url.Values{"timeout": []string{timeout.String()}}.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "application/json, */*")
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	resp, err := c.http.Do(req)
-	if err != nil {
-		return err
+	var resp *http.Response
+	var wait time.Duration
+	for attempt := 0; ; attempt++ {
+		// The REST client gives up before an attempt once the context is
+		// done, with the context's own error.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, u.String(), bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Accept", "application/json, */*")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("User-Agent", userAgent)
+		if resp, err = c.http.Do(req); err != nil {
+			return err
+		}
+		seconds, retry := retryAfter(resp)
+		if !retry || attempt >= maxRetries {
+			break
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDrainBytes))
+		resp.Body.Close()
+		wait = time.Duration(seconds) * time.Second
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -293,6 +318,31 @@ func (c *client) post(ctx context.Context, w *wire, body []byte, into runtime.Ob
 		return apierrors.FromObject(s)
 	}
 	return nil
+}
+
+const (
+	// maxRetries is the number of times the REST client retries a call
+	// whose answer asks for it.
+	maxRetries = 10
+	// maxDrainBytes is what is read of an answer before a retry.
+	maxDrainBytes = 4 << 10
+)
+
+// retryAfter tells whether the REST client retries after resp, and after
+// how many seconds: a 429 or a 5xx with a Retry-After header in seconds.
+func retryAfter(resp *http.Response) (int, bool) {
+	if resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode < http.StatusInternalServerError {
+		return 0, false
+	}
+	h := resp.Header.Get("Retry-After")
+	if h == "" {
+		return 0, false
+	}
+	i, err := strconv.Atoi(h)
+	if err != nil {
+		return 0, false
+	}
+	return i, true
 }
 
 // maxUnstructuredResponseTextBytes is the REST client's bound on the text

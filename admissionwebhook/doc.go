@@ -28,7 +28,9 @@
 // connecting to the address the [ServiceResolver] gives, with user agent
 // kube-apiserver-admission, within the webhook's timeoutSeconds and 30
 // seconds at most, and the query ?timeout= of the time left, rounded up to
-// the second. The answer is decoded and checked as kube-apiserver's request
+// the second; an answer 429 or 5xx with a Retry-After header in seconds is
+// retried after that many seconds, 10 times at most, as kube-apiserver's REST
+// client retries it. The answer is decoded and checked as kube-apiserver's request
 // package checks it (in v1: the request's uid, kind AdmissionReview of
 // admission.k8s.io/v1, patch and patchType together and only for mutating
 // webhooks; in v1beta1 only the presence of a response).
@@ -66,8 +68,6 @@
 //
 // # Differences from kube-apiserver
 //
-// kube-apiserver's REST client retries a call whose answer is a 429 or a
-// 5xx with a Retry-After header, up to 10 times; gatehouse does not retry.
 // kube-apiserver defaults built-in objects after each patch with its
 // scheme's defaulting functions; gatehouse runs Options.Defaulter, if any.
 // Objects matched through an equivalent resource of another version are

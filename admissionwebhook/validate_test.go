@@ -66,6 +66,8 @@ func TestValidate(t *testing.T) {
 		{name: "server error fails open", fault: &admissionwebhooktest.Fault{Status: 500}, webhook: ignore,
 			annotations: map[string]string{"failed-open.validating.webhook.admission.k8s.io/round_0_index_0": "w.example.com"},
 			requestCode: "500", rejected: "false"},
+		{name: "retried after Retry-After", fault: &admissionwebhooktest.Fault{Status: 503, RetryAfter: "0"},
+			requestCode: "200", rejected: "false"},
 		{name: "malformed answer", fault: &admissionwebhooktest.Fault{Body: []byte("{")},
 			code: 500, message: `Internal error occurred: failed calling webhook "w.example.com": failed to call webhook: couldn't get version/kind; json parse error: unexpected end of JSON input`,
 			requestCode: "503", rejected: "true", rejection: []string{"calling_webhook_error", "503"}},

@@ -57,6 +57,8 @@ type awHook struct {
 	mod func(*admissionregistrationv1.ValidatingWebhook)
 	// ifNeeded gives a mutating webhook reinvocationPolicy IfNeeded.
 	ifNeeded bool
+	// once injects the fault into the first call only.
+	once bool
 }
 
 type awScenario struct {
@@ -119,6 +121,10 @@ func awScenarios() []awScenario {
 			{name: "a server error fails open", hooks: []awHook{{answer: allow, mod: ignore, fault: &admissionwebhooktest.Fault{Status: 503}}}},
 			{name: "a status body", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Status: 429,
 				Body: []byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"slow down","reason":"TooManyRequests","code":429}`)}}}},
+			{name: "retried 10 times after Retry-After", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Status: 429, RetryAfter: "0"}}}},
+			{name: "retried once after Retry-After", hooks: []awHook{{answer: allow, once: true, fault: &admissionwebhooktest.Fault{Status: 503, RetryAfter: "1"}}}},
+			{name: "a 5xx with a bad Retry-After", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Status: 503, RetryAfter: "soon"}}}},
+			{name: "a 4xx with Retry-After", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Status: 409, RetryAfter: "0"}}}},
 			{name: "a malformed answer", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Body: []byte(`{"apiVersion":`)}}}},
 			{name: "an empty answer", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Body: []byte{}}}}},
 			{name: "an answer of another kind", hooks: []awHook{{answer: allow, fault: &admissionwebhooktest.Fault{Body: []byte(`{"apiVersion":"v1","kind":"Status","status":"Success"}`)}}}},
@@ -359,7 +365,11 @@ func TestAdmissionWebhookMatchesKubeAPIServer(t *testing.T) {
 					if h.fault != nil {
 						f := *h.fault
 						f.Path = fmt.Sprintf("/%d/%d", si, i)
-						srv.InjectAlways(f)
+						if h.once {
+							srv.Inject(f)
+						} else {
+							srv.InjectAlways(f)
+						}
 					}
 				}
 				out := call()

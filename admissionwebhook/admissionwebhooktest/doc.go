@@ -5,7 +5,7 @@
 // webhooks answering AdmissionReviews (v1 and v1beta1) from scripts — allow,
 // deny with a status, a JSON patch, warnings, audit annotations — that
 // records every request byte for byte and can inject faults: latency, hangs
-// until the client gives up, HTTP errors, malformed bodies, a wrong uid or
+// until the client gives up, HTTP errors (with Retry-After), malformed bodies, a wrong uid or
 // apiVersion, connection resets.
 //
 //	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{})

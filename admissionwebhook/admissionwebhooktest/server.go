@@ -130,6 +130,8 @@ type Fault struct {
 	Reset bool
 	// Status is the HTTP status of the answer; 0 means 200.
 	Status int
+	// RetryAfter is the value of a Retry-After header, if not empty.
+	RetryAfter string
 	// ContentType replaces application/json.
 	ContentType string
 	// Body replaces the review in the answer (malformed or unexpected
@@ -333,6 +335,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		if fault.ContentType != "" {
 			ct = fault.ContentType
+		}
+		if fault.RetryAfter != "" {
+			w.Header().Set("Retry-After", fault.RetryAfter)
 		}
 	}
 	w.Header().Set("Content-Type", ct)
