@@ -47,7 +47,8 @@ func (f ConverterFunc) Convert(obj *unstructured.Unstructured, to schema.GroupVe
 type Options struct {
 	// Match is what the webhook matcher needs: the namespace lookup for
 	// namespaceSelectors, the equivalent resources, the match conditions'
-	// authorizer, whether the webhooks come from the API, their metrics.
+	// authorizer, whether the webhooks come from the API. Its Metrics and
+	// Clock default to the Dispatcher's.
 	Match admissionmanifest.MatchOptions
 	// DialContext opens the connections; nil is a net.Dialer's.
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
@@ -115,6 +116,12 @@ func NewDispatcher(webhooks []admissionmanifest.Webhook, o Options) (*Dispatcher
 		d.clock = clock.RealClock{}
 	}
 	d.clients = newClients(&d.o)
+	if o.Match.Metrics == nil {
+		o.Match.Metrics = o.Metrics
+	}
+	if o.Match.Clock == nil {
+		o.Match.Clock = o.Clock
+	}
 	var validating []admissionmanifest.Webhook
 	for i := range webhooks {
 		wh := webhooks[i]

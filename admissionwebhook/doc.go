@@ -55,8 +55,8 @@
 // apiserver_admission_webhook_request_total,
 // apiserver_admission_webhook_rejection_count and
 // apiserver_admission_webhook_fail_open_count, with kube-apiserver's
-// labels; the match conditions' metrics come from the matcher
-// (Options.Match.Metrics).
+// labels; the matcher records the match conditions' metrics
+// (apiserver_admission_match_condition_*) in the same sink.
 //
 // # Reinvocation
 //

@@ -253,3 +253,25 @@ func TestValidateNoMatch(t *testing.T) {
 	assert.Equal(t, admissionwebhook.Result{}, res)
 	assert.Empty(t, srv.Requests())
 }
+
+// Match conditions decide with the webhook's failure policy, and their
+// metrics go to the dispatcher's sink.
+func TestValidateMatchConditions(t *testing.T) {
+	srv := newServer(t, admissionwebhooktest.Options{})
+	sink := metrics.NewMemory()
+	d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{
+		validating(srv, "skipped.example.com", "/skipped", func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "not-alice", Expression: "request.userInfo.username != 'alice'"}}
+		}),
+		validating(srv, "called.example.com", "/called", func(w *admissionregistrationv1.ValidatingWebhook) {
+			w.MatchConditions = []admissionregistrationv1.MatchCondition{{Name: "alice", Expression: "request.userInfo.username == 'alice'"}}
+		}),
+	}, admissionwebhook.Options{Metrics: sink})
+	require.NoError(t, err)
+	_, err = d.Validate(context.Background(), createPod())
+	require.NoError(t, err)
+	reqs := srv.Requests()
+	require.Len(t, reqs, 1)
+	assert.Equal(t, "/called", reqs[0].Path)
+	assert.Equal(t, 1.0, sink.Value(metrics.AdmissionMatchConditionExclusions, "skipped.example.com", "webhook", "validate", "CREATE"))
+}
