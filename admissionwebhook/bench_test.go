@@ -50,3 +50,27 @@ func BenchmarkAdmit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAdmitNoMatch is a request no mutating webhook matches, the
+// common case: no call, no conversion.
+func BenchmarkAdmitNoMatch(b *testing.B) {
+	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
+	require.NoError(b, err)
+	defer srv.Close()
+	var hooks []admissionmanifest.Webhook
+	for range 10 {
+		hooks = append(hooks, mutating(srv, "m.example.com", "/label"))
+	}
+	d, err := admissionwebhook.NewDispatcher(hooks, admissionwebhook.Options{Metrics: metrics.NewMemory()})
+	require.NoError(b, err)
+	req := createPod()
+	req.Resource.Resource = "configmaps"
+	req.Kind.Kind = "ConfigMap"
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Admit(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

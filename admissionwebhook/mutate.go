@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -34,8 +35,8 @@ import (
 // not decode fails the request with an internal error under either policy.
 // Every call adds its mutation.webhook.admission.k8s.io annotation, every
 // patch its patch.webhook.admission.k8s.io one. The error is always an
-// *apierrors.StatusError; Result.Object is the final object, nil if the
-// request was refused.
+// *apierrors.StatusError; Result.Object is the final object (r.Object itself
+// when no webhook was called), nil if the request was refused.
 func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 	ann := &annotations{}
 	var warnings []string
@@ -45,37 +46,50 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 		return res, err
 	}
 	// The object as kube-apiserver holds it, in the version of the last
-	// webhook called.
+	// webhook called; taken through its Go type (normalized) before the
+	// first call, so that a request no webhook matches costs no conversion.
 	kind := r.Kind
-	var object *unstructured.Unstructured
-	if r.Object != nil {
-		o, err := d.wire.normalize(r.Object.Object, r.Kind)
-		if err != nil {
-			return fail(apierrors.NewInternalError(err))
+	object := r.Object
+	normalized := false
+	normalize := func() error {
+		if normalized || object == nil {
+			return nil
 		}
-		object = &unstructured.Unstructured{Object: o}
+		o, err := d.wire.normalize(object.Object, kind)
+		if err != nil {
+			return apierrors.NewInternalError(err)
+		}
+		object, normalized = &unstructured.Unstructured{Object: o}, true
+		return nil
 	}
 	old := r.OldObject
 	rc := r.Reinvocation
+	reinvoke := false
 	if rc != nil {
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
+		if rc.Flags != nil && rc.Flags.IsReinvoke() {
+			if err := normalize(); err != nil {
+				return fail(err)
+			}
+		}
+		reinvoke = rc.start(contentOf(object))
+		// The pass's output, for the next (after a failure there is none).
+		defer func() { rc.end(contentOf(object)) }()
 	}
-	var input map[string]any
-	if object != nil {
-		input = object.Object
-	}
-	reinvoke := rc.start(input)
 	round := 0
 	if reinvoke {
 		round = 1
 	}
-	// The object the pass returns, for the next: the input when it fails.
-	output := input
-	defer func() { rc.end(output) }()
+	mreq := matchRequest(r, object)
+	var matches []admissionmanifest.WebhookMatch
 	for i := range d.mutating {
 		mh := &d.mutating[i]
-		matches := mh.matcher.Match(ctx, matchRequest(r, object))
+		if object != nil {
+			// The webhooks are matched against the current object.
+			mreq.Object = object
+		}
+		matches = mh.matcher.AppendMatches(ctx, matches[:0], mreq)
 		if len(matches) == 0 {
 			continue
 		}
@@ -86,6 +100,9 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 		// During the reinvocation only the eligible webhooks are called.
 		if reinvoke && !rc.shouldReinvoke(d.uids[i]) {
 			continue
+		}
+		if err := normalize(); err != nil {
+			return fail(err)
 		}
 		if m.Kind != kind {
 			if object != nil {
@@ -176,12 +193,14 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 	res := result(ann)
 	res.Warnings = warnings
 	res.Object = object
-	if object != nil {
-		output = object.Object
-	} else {
-		output = nil
-	}
 	return res, nil
+}
+
+func contentOf(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.Object
 }
 
 // mutationAnnotation and patchAnnotation are the values of kube-apiserver's
