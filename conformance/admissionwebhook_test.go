@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"sort"
@@ -325,82 +326,133 @@ func awPod() *corev1.Pod {
 }
 
 func TestAdmissionWebhookMatchesKubeAPIServer(t *testing.T) {
-	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{})
-	require.NoError(t, err)
-	defer srv.Close()
-	scheme := runtime.NewScheme()
-	require.NoError(t, corev1.AddToScheme(scheme))
-	o := admission.NewObjectInterfacesFromScheme(scheme)
-
+	srv, o := awSetup(t)
 	for si, s := range awScenarios() {
 		kind := "validating"
 		if s.mutating {
 			kind = "mutating"
 		}
 		t.Run(kind+"/"+s.name, func(t *testing.T) {
-			var validating []admissionregistrationv1.ValidatingWebhook
-			for i, h := range s.hooks {
-				path := fmt.Sprintf("/%d/%d", si, i)
-				srv.Handle(path, h.answer)
-				w := admissionregistrationv1.ValidatingWebhook{
-					Name: fmt.Sprintf("hook-%d.example.com", i), ClientConfig: srv.ClientConfig(path),
-					Rules: []admissionregistrationv1.RuleWithOperations{{
-						Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
-						Rule:       admissionregistrationv1.Rule{APIGroups: []string{"", "example.com"}, APIVersions: []string{"v1"}, Resources: []string{"pods", "widgets"}},
-					}},
-					SideEffects: ptrTo(admissionregistrationv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
-				}
-				cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}
-				admissionmanifest.SetDefaultsValidatingWebhookConfiguration(cfg)
-				w = cfg.Webhooks[0]
-				if h.mod != nil {
-					h.mod(&w)
-				}
-				validating = append(validating, w)
-			}
-			run := func(call func() awOutcome) awOutcome {
-				srv.ClearFaults()
-				srv.ResetRequests()
-				for i, h := range s.hooks {
-					if h.fault != nil {
-						f := *h.fault
-						f.Path = fmt.Sprintf("/%d/%d", si, i)
-						if h.once {
-							srv.Inject(f)
-						} else {
-							srv.InjectAlways(f)
-						}
-					}
-				}
-				out := call()
-				for _, r := range srv.Requests() {
-					body := string(r.Body)
-					if r.Request != nil {
-						body = strings.ReplaceAll(body, string(r.Request.UID), "<uid>")
-					}
-					out.received = append(out.received, fmt.Sprintf("%s %s %s?%s %s|%s|%s|%s\n%s", r.Method, r.Host, r.Path, r.RawQuery, r.Proto,
-						r.Header.Get("User-Agent"), r.Header.Get("Accept"), r.Header.Get("Content-Type"), body))
-				}
-				sort.Strings(out.received)
-				if !s.mutating {
-					sort.Strings(out.warnings)
-				}
-				return out
-			}
-			resolver := admissionwebhook.ServiceResolverFunc(func(namespace, name string, port int32) (*url.URL, error) {
-				return &url.URL{Scheme: "https", Host: srv.Address()}, nil
-			})
-			kube := run(func() awOutcome { return kubeAdmissionWebhooks(t, s, validating, o, resolver) })
-			ours := run(func() awOutcome { return gatehouseAdmissionWebhooks(t, s, validating, resolver) })
+			kube, ours := awRun(t, srv, o, si, s)
 			t.Logf("kube-apiserver: %s %v %v", kube.err, kube.annotations, kube.metrics)
-			assert.Equal(t, kube.err, ours.err, "error")
-			assert.Equal(t, kube.object, ours.object, "object")
-			assert.Equal(t, kube.warnings, ours.warnings, "warnings")
-			assert.Equal(t, kube.annotations, ours.annotations, "annotations")
-			assert.Equal(t, kube.received, ours.received, "requests received")
-			assert.Equal(t, kube.metrics, ours.metrics, "metrics")
+			awCompare(t, kube, ours)
 		})
 	}
+}
+
+// FuzzAdmissionWebhookResponseMatchesKubeAPIServer sends any answer body,
+// in any content type, to a validating or mutating webhook's call (its
+// review in v1beta1, whose answers are not checked for their uid, or in
+// v1), through both.
+func FuzzAdmissionWebhookResponseMatchesKubeAPIServer(f *testing.F) {
+	for _, seed := range []string{
+		`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"allowed":true,"warnings":["w"],"auditAnnotations":{"k":"v","x y":"z"}}}`,
+		`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"allowed":true,"patch":"W3sib3AiOiJhZGQiLCJwYXRoIjoiL21ldGFkYXRhL2xhYmVscy9hIiwidmFsdWUiOiIxIn1d"}}`,
+		`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"allowed":true,"patch":"W3sib3AiOiJyZXBsYWNlIiwicGF0aCI6Ii9zcGVjIiwidmFsdWUiOjF9XQ==","patchType":"Other"}}`,
+		`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"allowed":false,"status":{"code":422,"reason":"Invalid","details":{"causes":[{"field":"spec"}]}}}}`,
+		`{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"allowed":true}}`,
+		`{"kind":"Status","apiVersion":"v1","status":"Failure","message":"m","code":500}`,
+		`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview"}`,
+		`{"response":{"allowed":true}}`,
+		`{`,
+		`null`,
+	} {
+		f.Add([]byte(seed), "application/json", 200, true, false)
+	}
+	f.Add([]byte(`plain text`), "text/plain", 500, false, true)
+	f.Add([]byte(`{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","response":{"allowed":true}}`), "application/json;;", 200, true, true)
+	srv, o := awSetup(f)
+	f.Fuzz(func(t *testing.T, body []byte, contentType string, status int, mutating, v1 bool) {
+		if status < 200 || status > 599 || status == http.StatusSwitchingProtocols || strings.ContainsAny(contentType, "\r\n\x00") {
+			return
+		}
+		hook := awHook{answer: admissionwebhooktest.Allow(), fault: &admissionwebhooktest.Fault{Body: body, Status: status, ContentType: contentType}}
+		if !v1 {
+			hook.mod = func(w *admissionregistrationv1.ValidatingWebhook) { w.AdmissionReviewVersions = []string{"v1beta1"} }
+		}
+		kube, ours := awRun(t, srv, o, 100000, awScenario{name: "fuzz", mutating: mutating, hooks: []awHook{hook}})
+		awCompare(t, kube, ours)
+	})
+}
+
+// awSetup starts the fake server both sides call.
+func awSetup(t testing.TB) (*admissionwebhooktest.Server, admission.ObjectInterfaces) {
+	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	scheme := runtime.NewScheme()
+	require.NoError(t, corev1.AddToScheme(scheme))
+	return srv, admission.NewObjectInterfacesFromScheme(scheme)
+}
+
+// awRun runs scenario s, number si, through kube-apiserver's plugin and
+// through gatehouse.
+func awRun(t *testing.T, srv *admissionwebhooktest.Server, o admission.ObjectInterfaces, si int, s awScenario) (kube, ours awOutcome) {
+	var validating []admissionregistrationv1.ValidatingWebhook
+	for i, h := range s.hooks {
+		path := fmt.Sprintf("/%d/%d", si, i)
+		srv.Handle(path, h.answer)
+		w := admissionregistrationv1.ValidatingWebhook{
+			Name: fmt.Sprintf("hook-%d.example.com", i), ClientConfig: srv.ClientConfig(path),
+			Rules: []admissionregistrationv1.RuleWithOperations{{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"", "example.com"}, APIVersions: []string{"v1"}, Resources: []string{"pods", "widgets"}},
+			}},
+			SideEffects: ptrTo(admissionregistrationv1.SideEffectClassNone), AdmissionReviewVersions: []string{"v1"},
+		}
+		cfg := &admissionregistrationv1.ValidatingWebhookConfiguration{Webhooks: []admissionregistrationv1.ValidatingWebhook{w}}
+		admissionmanifest.SetDefaultsValidatingWebhookConfiguration(cfg)
+		w = cfg.Webhooks[0]
+		if h.mod != nil {
+			h.mod(&w)
+		}
+		validating = append(validating, w)
+	}
+	run := func(call func() awOutcome) awOutcome {
+		srv.ClearFaults()
+		srv.ResetRequests()
+		for i, h := range s.hooks {
+			if h.fault != nil {
+				f := *h.fault
+				f.Path = fmt.Sprintf("/%d/%d", si, i)
+				if h.once {
+					srv.Inject(f)
+				} else {
+					srv.InjectAlways(f)
+				}
+			}
+		}
+		out := call()
+		for _, r := range srv.Requests() {
+			body := string(r.Body)
+			if r.Request != nil {
+				body = strings.ReplaceAll(body, string(r.Request.UID), "<uid>")
+			}
+			out.received = append(out.received, fmt.Sprintf("%s %s %s?%s %s|%s|%s|%s\n%s", r.Method, r.Host, r.Path, r.RawQuery, r.Proto,
+				r.Header.Get("User-Agent"), r.Header.Get("Accept"), r.Header.Get("Content-Type"), body))
+		}
+		sort.Strings(out.received)
+		if !s.mutating {
+			sort.Strings(out.warnings)
+		}
+		return out
+	}
+	resolver := admissionwebhook.ServiceResolverFunc(func(namespace, name string, port int32) (*url.URL, error) {
+		return &url.URL{Scheme: "https", Host: srv.Address()}, nil
+	})
+	kube = run(func() awOutcome { return kubeAdmissionWebhooks(t, s, validating, o, resolver) })
+	ours = run(func() awOutcome { return gatehouseAdmissionWebhooks(t, s, validating, resolver) })
+	return kube, ours
+}
+
+func awCompare(t *testing.T, kube, ours awOutcome) {
+	t.Helper()
+	assert.Equal(t, kube.err, ours.err, "error")
+	assert.Equal(t, kube.object, ours.object, "object")
+	assert.Equal(t, kube.warnings, ours.warnings, "warnings")
+	assert.Equal(t, kube.annotations, ours.annotations, "annotations")
+	assert.Equal(t, kube.received, ours.received, "requests received")
+	assert.Equal(t, kube.metrics, ours.metrics, "metrics")
 }
 
 func toMutating(s awScenario, hooks []admissionregistrationv1.ValidatingWebhook) []admissionregistrationv1.MutatingWebhook {
