@@ -178,6 +178,37 @@ var (
 		Beta, []float64{0.0000005, 0.001, 0.01, 0.1, 1.0}, "policy", "policy_binding", "error_type", "enforcement_action")
 )
 
+// Admission webhooks.
+var (
+	// AdmissionWebhookDuration is the latency of each admission webhook
+	// call. Labels: name, type (validating, admit), operation, rejected.
+	AdmissionWebhookDuration = histogram("apiserver_admission_webhook_admission_duration_seconds",
+		"Admission webhook latency histogram in seconds, identified by name and broken out for each operation and API resource and type (validate or admit).",
+		Stable, []float64{0.005, 0.025, 0.1, 0.5, 1.0, 2.5, 10, 25}, "name", "type", "operation", "rejected")
+
+	// AdmissionWebhookRequests counts admission webhook calls. Labels: name,
+	// type, operation, code (the HTTP status, 0 for an apiserver error,
+	// capped at 600), rejected.
+	AdmissionWebhookRequests = counter("apiserver_admission_webhook_request_total",
+		"Admission webhook request total, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify whether the request was rejected or not and an HTTP status code. Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+		Alpha, "name", "type", "operation", "code", "rejected")
+
+	// AdmissionWebhookRejections counts the requests an admission webhook
+	// rejected or failed. Labels: name, type, operation, error_type
+	// (calling_webhook_error, apiserver_internal_error, no_error),
+	// rejection_code. kube-apiserver's name has no _total suffix.
+	AdmissionWebhookRejections = counter("apiserver_admission_webhook_rejection_count",
+		"Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation. Additional labels specify an error type (calling_webhook_error or apiserver_internal_error if an error occurred; no_error otherwise) and optionally a non-zero rejection code if the webhook rejects the request with an HTTP status code (honored by the apiserver when the code is greater or equal to 400). Codes greater than 600 are truncated to 600, to keep the metrics cardinality bounded.",
+		Alpha, "name", "type", "operation", "error_type", "rejection_code")
+
+	// AdmissionWebhookFailOpen counts the admission webhook calls that failed
+	// under failurePolicy Ignore. Labels: name, type. kube-apiserver's name
+	// has no _total suffix.
+	AdmissionWebhookFailOpen = counter("apiserver_admission_webhook_fail_open_count",
+		"Admission webhook fail open count, identified by name and broken out for each admission type (validating or admit).",
+		Alpha, "name", "type")
+)
+
 // Automatic reload of manifest-based admission configuration.
 var (
 	// ManifestAdmissionConfigReloads counts reloads of a plugin's static
@@ -218,6 +249,10 @@ func All() []*Desc {
 		AdmissionMatchConditionDuration,
 		AdmissionMatchConditionExclusions,
 		AdmissionStepDuration,
+		AdmissionWebhookDuration,
+		AdmissionWebhookFailOpen,
+		AdmissionWebhookRejections,
+		AdmissionWebhookRequests,
 		AuthorizationConfigReloadTimestamp,
 		AuthorizationConfigReloads,
 		AuthorizationConfigInfo,

@@ -170,6 +170,32 @@ func metricScenarios(t *testing.T) []metricScenario {
 			ours: func(s metrics.Sink) {
 				s.Observe(metrics.AdmissionControllerDuration, (20 * time.Millisecond).Seconds(), "MutatingAdmissionPolicy", "admit", "CREATE", "false")
 			}},
+		{desc: metrics.AdmissionWebhookDuration,
+			kube: func() {
+				admissionmetrics.Metrics.ObserveWebhook(ctx, "w.example.com", 30*time.Millisecond, false, attr, "validating", 200)
+				admissionmetrics.Metrics.ObserveWebhook(ctx, "m.example.com", 12*time.Second, true, attr, "admit", 700)
+			},
+			ours: func(s metrics.Sink) {
+				s.Observe(metrics.AdmissionWebhookDuration, (30 * time.Millisecond).Seconds(), "w.example.com", "validating", "CREATE", "false")
+				s.Observe(metrics.AdmissionWebhookDuration, (12 * time.Second).Seconds(), "m.example.com", "admit", "CREATE", "true")
+			}},
+		{desc: metrics.AdmissionWebhookRequests,
+			ours: func(s metrics.Sink) {
+				s.Add(metrics.AdmissionWebhookRequests, 1, "w.example.com", "validating", "CREATE", "200", "false")
+				s.Add(metrics.AdmissionWebhookRequests, 1, "m.example.com", "admit", "CREATE", "600", "true")
+			}},
+		{desc: metrics.AdmissionWebhookRejections,
+			kube: func() {
+				admissionmetrics.Metrics.ObserveWebhookRejection(ctx, "w.example.com", "validating", "CREATE", admissionmetrics.WebhookRejectionNoError, 403)
+				admissionmetrics.Metrics.ObserveWebhookRejection(ctx, "m.example.com", "admit", "UPDATE", admissionmetrics.WebhookRejectionAPIServerInternalError, 0)
+			},
+			ours: func(s metrics.Sink) {
+				s.Add(metrics.AdmissionWebhookRejections, 1, "w.example.com", "validating", "CREATE", "no_error", "403")
+				s.Add(metrics.AdmissionWebhookRejections, 1, "m.example.com", "admit", "UPDATE", "apiserver_internal_error", "0")
+			}},
+		{desc: metrics.AdmissionWebhookFailOpen,
+			kube: func() { admissionmetrics.Metrics.ObserveWebhookFailOpen(ctx, "w.example.com", "validating") },
+			ours: func(s metrics.Sink) { s.Add(metrics.AdmissionWebhookFailOpen, 1, "w.example.com", "validating") }},
 		{desc: metrics.AdmissionStepDuration,
 			kube: func() { admissionmetrics.Metrics.ObserveAdmissionStep(ctx, time.Second, true, attr, "validate") },
 			ours: func(s metrics.Sink) {

@@ -1,0 +1,366 @@
+package admissionwebhook
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/utils/clock"
+
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/metrics"
+)
+
+// Converter converts an object to another version of its kind. It is needed
+// only for webhooks that match a request through an equivalent resource of
+// another version (matchPolicy Equivalent): kube-apiserver sends them the
+// objects in the matched version. It must be safe for concurrent use and
+// must not modify obj.
+type Converter interface {
+	Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error)
+}
+
+// ConverterFunc adapts a function to a Converter.
+type ConverterFunc func(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error)
+
+// Convert calls f.
+func (f ConverterFunc) Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	return f(obj, to)
+}
+
+// Options are what a Dispatcher needs beside the webhooks. The zero value
+// calls webhooks over the network with the system's roots and kube-apiserver's
+// default service resolver (the service's DNS name).
+type Options struct {
+	// Match is what the webhook matcher needs: the namespace lookup for
+	// namespaceSelectors, the equivalent resources, the match conditions'
+	// authorizer, whether the webhooks come from the API. Its Metrics and
+	// Clock default to the Dispatcher's.
+	Match admissionmanifest.MatchOptions
+	// DialContext opens the connections; nil is a net.Dialer's.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLSConfig is the base of every webhook's TLS configuration (for
+	// example the client certificate kube-apiserver presents); a webhook's
+	// caBundle replaces its RootCAs, a service sets its ServerName if
+	// empty. nil: no client certificate, the system's roots.
+	TLSConfig *tls.Config
+	// WrapTransport wraps each webhook's transport (for instrumentation, or
+	// to replace it in tests); nil leaves it as it is.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
+	// ServiceResolver resolves service references; nil resolves
+	// <name>.<namespace>.svc:<port> through DNS, as kube-apiserver's
+	// default resolver does.
+	ServiceResolver ServiceResolver
+	// UID gives each call's AdmissionReview uid; nil is a random UUID, as
+	// kube-apiserver's.
+	UID func() types.UID
+	// Converter converts objects to the version of a webhook matched
+	// through an equivalent resource; nil fails such requests with an
+	// internal error.
+	Converter Converter
+	// Defaulter runs on each object a mutating webhook's patch produced,
+	// as kube-apiserver defaults it; nil defaults nothing (a library
+	// cannot embed every type's defaulting).
+	Defaulter func(obj *unstructured.Unstructured)
+	// Metrics receives kube-apiserver's admission webhook metrics; nil
+	// records nothing. Clock times the calls; nil is the real clock.
+	Metrics metrics.Sink
+	Clock   clock.PassiveClock
+}
+
+// Dispatcher calls admission webhooks as kube-apiserver's
+// ValidatingAdmissionWebhook and MutatingAdmissionWebhook plugins do. It is
+// immutable and safe for concurrent use.
+type Dispatcher struct {
+	o          Options
+	wire       *wire
+	clients    *clients
+	validating *admissionmanifest.WebhookMatcher
+	mutating   []mutatingHook
+	// uids identify the mutating webhooks across the passes of a request.
+	uids  []string
+	sink  metrics.Sink
+	clock clock.PassiveClock
+}
+
+type mutatingHook struct {
+	webhook *admissionregistrationv1.MutatingWebhook
+	config  string
+	matcher *admissionmanifest.WebhookMatcher
+}
+
+// NewDispatcher compiles webhooks (validating and mutating ones, in
+// kube-apiserver's order: their configurations sorted by name, each one's
+// webhooks in order). The webhooks must have their API defaults and must
+// not change afterwards.
+func NewDispatcher(webhooks []admissionmanifest.Webhook, o Options) (*Dispatcher, error) {
+	w, err := newWire()
+	if err != nil {
+		return nil, err
+	}
+	d := &Dispatcher{o: o, wire: w, sink: metrics.OrNoop(o.Metrics), clock: o.Clock}
+	if d.clock == nil {
+		d.clock = clock.RealClock{}
+	}
+	d.clients = newClients(&d.o)
+	if o.Match.Metrics == nil {
+		o.Match.Metrics = o.Metrics
+	}
+	if o.Match.Clock == nil {
+		o.Match.Clock = o.Clock
+	}
+	var validating []admissionmanifest.Webhook
+	for i := range webhooks {
+		wh := webhooks[i]
+		switch {
+		case wh.Validating != nil:
+			validating = append(validating, wh)
+		case wh.Mutating != nil:
+			m, err := admissionmanifest.NewWebhookMatcher([]admissionmanifest.Webhook{wh}, o.Match)
+			if err != nil {
+				return nil, err
+			}
+			d.mutating = append(d.mutating, mutatingHook{webhook: wh.Mutating, config: wh.ConfigurationName, matcher: m})
+			d.uids = append(d.uids, wh.UID)
+		default:
+			return nil, fmt.Errorf("webhook %d is neither validating nor mutating", i)
+		}
+	}
+	webhookUIDs(d.mutating, d.uids)
+	if d.validating, err = admissionmanifest.NewWebhookMatcher(validating, o.Match); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Result is what the webhooks did to a request, admitted or not.
+type Result struct {
+	// Object is the object after the mutating webhooks (Admit), nil when
+	// the request has none or it was refused; Validate leaves it nil.
+	Object *unstructured.Unstructured
+	// Warnings are the webhooks' warnings, in the order of the webhooks,
+	// as kube-apiserver hands them to the request's warning recorder
+	// (which drops duplicates and truncates them when it writes the
+	// Warning headers).
+	Warnings []string
+	// AuditAnnotations are the audit annotations at level Metadata: each
+	// webhook's own as "<webhook>/<key>" (a key that is not a qualified
+	// name is dropped, as is one that would overwrite another value),
+	// mutation.webhook.admission.k8s.io/round_<r>_index_<i> of each mutating
+	// call (r is 1 in the reinvocation, i counts all the dispatcher's
+	// mutating webhooks), and
+	// failed-open.*.webhook.admission.k8s.io/round_<r>_index_<i> of each
+	// webhook that failed open (i counts the matched validating webhooks).
+	AuditAnnotations map[string]string
+	// PatchAnnotations are the audit annotations at level Request (logged
+	// only at that level and above): patch.webhook.admission.k8s.io/round_<r>_index_<i>
+	// of each mutating call that returned a patch.
+	PatchAnnotations map[string]string
+}
+
+// annotations records audit annotations as kube-apiserver's admission
+// attributes do: keys must be qualified names with a prefix, and a key keeps
+// its first value.
+type annotations struct {
+	mu       sync.Mutex
+	metadata map[string]string
+	request  map[string]string
+}
+
+func (a *annotations) add(key, value string, requestLevel bool) {
+	if len(strings.Split(key, "/")) != 2 || len(validation.IsQualifiedName(key)) != 0 {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if _, ok := a.metadata[key]; ok {
+		return
+	}
+	if _, ok := a.request[key]; ok {
+		return
+	}
+	m := &a.metadata
+	if requestLevel {
+		m = &a.request
+	}
+	if *m == nil {
+		*m = map[string]string{}
+	}
+	(*m)[key] = value
+}
+
+// hook is what calling one webhook needs.
+type hook struct {
+	name                    string
+	clientConfig            *admissionregistrationv1.WebhookClientConfig
+	timeoutSeconds          *int32
+	sideEffects             *admissionregistrationv1.SideEffectClass
+	admissionReviewVersions []string
+	ignore                  bool
+}
+
+// call calls one webhook, as kube-apiserver's dispatchers' callHook do: it
+// records the webhook's audit annotations and returns its warnings, then its
+// answer, a *callError, a *rejection or another *apierrors.StatusError.
+func (d *Dispatcher) call(ctx context.Context, h *hook, r *Request, inv *invocation, mutating bool, ann *annotations) (*response, []string, error) {
+	if r.DryRun {
+		if h.sideEffects == nil {
+			//lint:ignore ST1005 kube-apiserver's exact text
+			return nil, nil, &callError{webhook: h.name, reason: errors.New("Webhook SideEffects is nil"), status: apierrors.NewBadRequest("Webhook SideEffects is nil")}
+		}
+		if *h.sideEffects != admissionregistrationv1.SideEffectClassNone && *h.sideEffects != admissionregistrationv1.SideEffectClassNoneOnDryRun {
+			return nil, nil, dryRunUnsupported(h.name)
+		}
+	}
+	uid := randomUID()
+	if d.o.UID != nil {
+		uid = d.o.UID()
+	}
+	request, into, err := d.wire.review(h.admissionReviewVersions, uid, r, inv)
+	if err != nil {
+		return nil, nil, &callError{webhook: h.name, reason: fmt.Errorf("could not create admission objects: %w", err), status: apierrors.NewBadRequest("error creating admission objects")}
+	}
+	cl, err := d.clients.clientFor(h.name, h.clientConfig)
+	if err != nil {
+		return nil, nil, &callError{webhook: h.name, reason: fmt.Errorf("could not get REST client: %w", err), status: apierrors.NewInternalError(err)}
+	}
+	if h.timeoutSeconds != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(*h.timeoutSeconds)*time.Second)
+		defer cancel()
+	}
+	body, err := d.wire.encode(request)
+	if err == nil {
+		err = cl.post(ctx, d.wire, body, into)
+	}
+	if err != nil {
+		status, ok := err.(*apierrors.StatusError)
+		if !ok {
+			status = apierrors.NewServiceUnavailable("error calling webhook")
+		}
+		return nil, nil, &callError{webhook: h.name, reason: fmt.Errorf("failed to call webhook: %w", err), status: status}
+	}
+	res, err := verifyResponse(uid, mutating, into)
+	if err != nil {
+		return nil, nil, &callError{webhook: h.name, reason: fmt.Errorf("received invalid webhook response: %w", err), status: apierrors.NewServiceUnavailable("error validating webhook response")}
+	}
+	for k, v := range res.auditAnnotations {
+		ann.add(h.name+"/"+k, v, false)
+	}
+	warnings := res.warnings
+	if !res.allowed {
+		return res, warnings, &rejection{status: rejectionStatus(h.name, res.result)}
+	}
+	return res, warnings, nil
+}
+
+// Metric label values.
+const (
+	typeValidating = "validating"
+	typeAdmit      = "admit"
+)
+
+// observe records a call's metrics as kube-apiserver's dispatchers do.
+func (d *Dispatcher) observe(name, stepType, operation string, elapsed time.Duration, err error, ignore bool) {
+	code, rejected := 200, false
+	rejectionType, rejectionCode := "", 0
+	var ce *callError
+	var rj *rejection
+	switch {
+	case err == nil:
+	case errors.As(err, &ce):
+		code = int(ce.status.ErrStatus.Code)
+		if !ignore {
+			rejected = true
+			if !errors.Is(ce.reason, context.Canceled) {
+				rejectionType, rejectionCode = "calling_webhook_error", code
+			}
+		}
+	case errors.As(err, &rj):
+		code, rejected = int(rj.status.ErrStatus.Code), true
+		rejectionType, rejectionCode = "no_error", code
+	default:
+		code, rejected = 0, true
+		rejectionType = "apiserver_internal_error"
+	}
+	if rejectionType != "" {
+		d.sink.Add(metrics.AdmissionWebhookRejections, 1, name, stepType, operation, rejectionType, strconv.Itoa(min(rejectionCode, 600)))
+	}
+	d.sink.Add(metrics.AdmissionWebhookRequests, 1, name, stepType, operation, strconv.Itoa(min(code, 600)), strconv.FormatBool(rejected))
+	d.sink.Observe(metrics.AdmissionWebhookDuration, elapsed.Seconds(), name, stepType, operation, strconv.FormatBool(rejected))
+}
+
+// matchRequest is r as the webhook matcher reads it, with object as its
+// object.
+func matchRequest(r *Request, object *unstructured.Unstructured) *admissionmanifest.Request {
+	m := &admissionmanifest.Request{
+		Operation:   r.Operation,
+		Kind:        r.Kind,
+		Resource:    r.Resource,
+		SubResource: r.SubResource,
+		Name:        r.Name,
+		Namespace:   r.Namespace,
+		UserInfo:    r.UserInfo,
+		DryRun:      r.DryRun,
+		Options:     r.Options,
+	}
+	if object != nil {
+		m.Object = object
+	}
+	if r.OldObject != nil {
+		m.OldObject = r.OldObject
+	}
+	return m
+}
+
+// convert returns obj in the version of kind, through the Converter when
+// the version differs.
+func (d *Dispatcher) convert(obj *unstructured.Unstructured, from, to schema.GroupVersionKind) (map[string]any, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	if from == to {
+		return obj.Object, nil
+	}
+	if d.o.Converter == nil {
+		return nil, fmt.Errorf("unable to convert %v to %v: no Converter", from, to)
+	}
+	out, err := d.o.Converter.Convert(obj, to)
+	if err != nil {
+		return nil, err
+	}
+	return out.Object, nil
+}
+
+func failedOpenKey(prefix string, round, index int) string {
+	return fmt.Sprintf("failed-open.%sround_%d_index_%d", prefix, round, index)
+}
+
+const (
+	validatingPrefix = "validating.webhook.admission.k8s.io/"
+	mutationPrefix   = "mutation.webhook.admission.k8s.io/"
+	patchPrefix      = "patch.webhook.admission.k8s.io/"
+)
+
+// requestTimeout is kube-apiserver's error for a request whose context
+// ended before the webhooks answered.
+func requestTimeout() *apierrors.StatusError {
+	return apierrors.NewTimeoutError("request did not complete within requested timeout", 0)
+}
+
+func result(ann *annotations) Result {
+	return Result{AuditAnnotations: ann.metadata, PatchAnnotations: ann.request}
+}

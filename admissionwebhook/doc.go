@@ -1,0 +1,81 @@
+// Package admissionwebhook calls validating and mutating admission webhooks
+// as kube-apiserver 1.37's ValidatingAdmissionWebhook and
+// MutatingAdmissionWebhook plugins do, without k8s.io/apiserver or
+// client-go.
+//
+// A [Dispatcher] is built from webhooks (package admissionmanifest's
+// [admissionmanifest.Webhook], loaded from static manifests or made from
+// API objects with their defaults) and [Options]: the transport pieces
+// (dialer, base TLS configuration, service resolver), the uid source, the
+// metrics sink and the clock. [Dispatcher.Validate] and [Dispatcher.Admit]
+// match each webhook with admissionmanifest's WebhookMatcher (rules,
+// selectors, matchPolicy Equivalent, match conditions under their failure
+// policy) and call the matched ones.
+//
+// # The exchange
+//
+// The body is an AdmissionReview in the first version of the webhook's
+// admissionReviewVersions that kube-apiserver supports (v1, v1beta1),
+// encoded with apimachinery's legacy codec as kube-apiserver's client
+// manager encodes it: uid, kind and resource (the matched ones),
+// subResource, requestKind, requestResource, requestSubResource, name,
+// namespace, operation, userInfo, object and oldObject (a built-in kind's
+// through its Go type, so in its field order and with its non-omitempty
+// fields), dryRun and options. It is posted with TLS (a webhook's caBundle
+// as its only roots, the system's when empty; TLS 1.2 at least; HTTP/1.1
+// but for a loopback URL), to the url, or for a service to
+// https://<name>.<namespace>.svc:<port><path> (port 443 by default)
+// connecting to the address the [ServiceResolver] gives, with user agent
+// kube-apiserver-admission, within the webhook's timeoutSeconds and 30
+// seconds at most, and the query ?timeout= of the time left, rounded up to
+// the second; an answer 429 or 5xx with a Retry-After header in seconds is
+// retried after that many seconds, 10 times at most, as kube-apiserver's REST
+// client retries it. The answer is decoded and checked as kube-apiserver's request
+// package checks it (in v1: the request's uid, kind AdmissionReview of
+// admission.k8s.io/v1, patch and patchType together and only for mutating
+// webhooks; in v1beta1 only the presence of a response).
+//
+// # Failures
+//
+// Errors are kube-apiserver's *apierrors.StatusError values, with its
+// texts: a refusal keeps the webhook's status (code raised to 400 at
+// least, message `admission webhook "<name>" denied the request: ...`); a
+// failure to call the webhook (connection, TLS, timeout, non-2xx status,
+// undecodable or invalid answer, undecodable patch) is an internal error
+// (`failed calling webhook "<name>": ...`) under failurePolicy Fail and is
+// ignored under Ignore, with a failed-open audit annotation and
+// apiserver_admission_webhook_fail_open_count; a dry-run request to a
+// webhook whose sideEffects is Unknown or Some (400), and a patch that
+// fails to apply or whose result does not decode (500), fail the request
+// under either policy.
+//
+// # Metrics
+//
+// apiserver_admission_webhook_admission_duration_seconds,
+// apiserver_admission_webhook_request_total,
+// apiserver_admission_webhook_rejection_count and
+// apiserver_admission_webhook_fail_open_count, with kube-apiserver's
+// labels; the matcher records the match conditions' metrics
+// (apiserver_admission_match_condition_*) in the same sink.
+//
+// # Reinvocation
+//
+// Admit is one pass of the mutating webhooks. A caller that runs
+// kube-apiserver's admission chain, whose mutating plugins run a second time
+// when one of them asks for it, shares a [Reinvocation] between the two
+// passes of a request: webhooks with reinvocationPolicy IfNeeded are called
+// again when the object changed after their call, as kube-apiserver does.
+//
+// # Differences from kube-apiserver
+//
+// kube-apiserver defaults built-in objects after each patch with its
+// scheme's defaulting functions; gatehouse runs Options.Defaulter, if any.
+// Objects matched through an equivalent resource of another version are
+// converted by Options.Converter (kube-apiserver has its scheme).
+//
+// When several validating webhooks fail, kube-apiserver returns the first
+// failure to arrive, as gatehouse does; their warnings reach the recorder
+// in the order they arrive, where gatehouse lists them in the webhooks'
+// order. The warning recorder itself (duplicates dropped, truncation of
+// long warnings, Warning headers) belongs to the caller's HTTP layer.
+package admissionwebhook

@@ -1,0 +1,253 @@
+package admissionwebhook
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionv1beta1 "k8s.io/api/admission/v1beta1"
+	authenticationv1 "k8s.io/api/authentication/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/runtime/serializer/json"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
+)
+
+// Request is one admission request, as kube-apiserver's admission chain
+// hands it to its webhook plugins.
+type Request struct {
+	// Operation is CREATE, UPDATE, DELETE or CONNECT.
+	Operation admissionv1.Operation
+	// Kind is the kind of the request's object, Resource and SubResource
+	// what it addresses, in the version of the request (the review's
+	// requestKind, requestResource and requestSubResource).
+	Kind        schema.GroupVersionKind
+	Resource    schema.GroupVersionResource
+	SubResource string
+	// Name is the object's name (empty for a create with generateName);
+	// Namespace its namespace (empty for a cluster-scoped object).
+	Name      string
+	Namespace string
+	// UserInfo is the requesting user.
+	UserInfo authenticationv1.UserInfo
+	// DryRun is true for a dry-run request.
+	DryRun bool
+	// Options are the operation's options (a CreateOptions, UpdateOptions,
+	// DeleteOptions, with their apiVersion and kind set, or nil).
+	Options runtime.Object
+	// Object is the new object and OldObject the old one (nil when the
+	// request has none). Neither is modified.
+	Object, OldObject *unstructured.Unstructured
+	// Reinvocation carries the mutating webhooks' reinvocation state
+	// between the two passes of the admission chain over the request; nil
+	// when the caller does not reinvoke (see Reinvocation).
+	Reinvocation *Reinvocation
+}
+
+// invocation is what one call of a webhook sends: the matched kind and
+// resource, and the objects in that kind's version.
+type invocation struct {
+	kind     schema.GroupVersionKind
+	resource schema.GroupVersionResource
+	object   map[string]any
+	old      map[string]any
+}
+
+// wire encodes AdmissionReviews and decodes the webhooks' answers with the
+// codec kube-apiserver's webhook client manager uses (a legacy codec over a
+// scheme of admission v1beta1 and v1), and takes built-in objects through
+// their Go types, as kube-apiserver sends them.
+type wire struct {
+	codec    runtime.Codec
+	builtins *runtime.Scheme
+	// objects decodes patched objects as kube-apiserver's mutating
+	// dispatcher does: JSON, not strict.
+	objects *json.Serializer
+}
+
+func newWire() (*wire, error) {
+	s := runtime.NewScheme()
+	if err := admissionv1beta1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := admissionv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	builtins, err := builtintypes.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	return &wire{
+		codec:    serializer.NewCodecFactory(s).LegacyCodec(admissionv1beta1.SchemeGroupVersion, admissionv1.SchemeGroupVersion),
+		builtins: builtins,
+		objects:  json.NewSerializerWithOptions(json.DefaultMetaFactory, builtins, builtins, json.SerializerOptions{}),
+	}, nil
+}
+
+// errNoKnownVersion is kube-apiserver's error for a webhook whose
+// admissionReviewVersions has neither v1 nor v1beta1.
+var errNoKnownVersion = errors.New("webhook does not accept known AdmissionReview versions (v1, v1beta1)")
+
+// typed returns object as kube-apiserver holds it: the Go type of a
+// built-in kind, unstructured content otherwise; nil for nil.
+func (w *wire) typed(object map[string]any, gvk schema.GroupVersionKind) (runtime.Object, error) {
+	if object == nil {
+		return nil, nil
+	}
+	if !w.builtins.Recognizes(gvk) {
+		return &unstructured.Unstructured{Object: object}, nil
+	}
+	obj, err := w.builtins.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(object, obj); err != nil {
+		return nil, fmt.Errorf("unable to convert unstructured object to %v: %w", gvk, err)
+	}
+	obj.GetObjectKind().SetGroupVersionKind(gvk)
+	return obj, nil
+}
+
+// normalize returns object as kube-apiserver holds it, in its unstructured
+// form: a built-in kind's through its Go type, any other's through JSON (so
+// numbers are int64 or float64, as decoded).
+func (w *wire) normalize(object map[string]any, gvk schema.GroupVersionKind) (map[string]any, error) {
+	if object == nil {
+		return nil, nil
+	}
+	if w.builtins.Recognizes(gvk) {
+		obj, err := w.typed(object, gvk)
+		if err != nil {
+			return nil, err
+		}
+		return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	}
+	data, err := (&unstructured.Unstructured{Object: object}).MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	u := &unstructured.Unstructured{}
+	if err := u.UnmarshalJSON(data); err != nil {
+		return nil, err
+	}
+	return u.Object, nil
+}
+
+// review builds the AdmissionReview of one call in the first version of
+// versions kube-apiserver supports, and the object its answer is decoded
+// into.
+func (w *wire) review(versions []string, uid types.UID, r *Request, inv *invocation) (request, response runtime.Object, err error) {
+	for _, v := range versions {
+		switch v {
+		case admissionv1.SchemeGroupVersion.Version:
+			req, err := w.v1Request(uid, r, inv)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &admissionv1.AdmissionReview{Request: req}, &admissionv1.AdmissionReview{}, nil
+		case admissionv1beta1.SchemeGroupVersion.Version:
+			req, err := w.v1Request(uid, r, inv)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &admissionv1beta1.AdmissionReview{Request: v1beta1Request(req)}, &admissionv1beta1.AdmissionReview{}, nil
+		}
+	}
+	return nil, nil, errNoKnownVersion
+}
+
+// v1Request is the request of an admission.k8s.io/v1 AdmissionReview.
+func (w *wire) v1Request(uid types.UID, r *Request, inv *invocation) (*admissionv1.AdmissionRequest, error) {
+	obj, err := w.typed(inv.object, inv.kind)
+	if err != nil {
+		return nil, err
+	}
+	old, err := w.typed(inv.old, inv.kind)
+	if err != nil {
+		return nil, err
+	}
+	dryRun := r.DryRun
+	userInfo := authenticationv1.UserInfo{
+		Username: r.UserInfo.Username,
+		UID:      r.UserInfo.UID,
+		Groups:   r.UserInfo.Groups,
+		Extra:    map[string]authenticationv1.ExtraValue{},
+	}
+	for k, v := range r.UserInfo.Extra {
+		userInfo.Extra[k] = v
+	}
+	var object, oldObject, options runtime.RawExtension
+	// A RawExtension of a nil interface encodes as null, as
+	// kube-apiserver's do.
+	if obj != nil {
+		object.Object = obj
+	}
+	if old != nil {
+		oldObject.Object = old
+	}
+	if r.Options != nil {
+		options.Object = r.Options
+	}
+	return &admissionv1.AdmissionRequest{
+		UID:                uid,
+		Kind:               metav1.GroupVersionKind{Group: inv.kind.Group, Version: inv.kind.Version, Kind: inv.kind.Kind},
+		Resource:           metav1.GroupVersionResource{Group: inv.resource.Group, Version: inv.resource.Version, Resource: inv.resource.Resource},
+		SubResource:        r.SubResource,
+		RequestKind:        &metav1.GroupVersionKind{Group: r.Kind.Group, Version: r.Kind.Version, Kind: r.Kind.Kind},
+		RequestResource:    &metav1.GroupVersionResource{Group: r.Resource.Group, Version: r.Resource.Version, Resource: r.Resource.Resource},
+		RequestSubResource: r.SubResource,
+		Name:               r.Name,
+		Namespace:          r.Namespace,
+		Operation:          r.Operation,
+		UserInfo:           userInfo,
+		Object:             object,
+		OldObject:          oldObject,
+		DryRun:             &dryRun,
+		Options:            options,
+	}, nil
+}
+
+// v1beta1Request is the same request in admission.k8s.io/v1beta1, whose
+// fields are the same.
+func v1beta1Request(r *admissionv1.AdmissionRequest) *admissionv1beta1.AdmissionRequest {
+	return &admissionv1beta1.AdmissionRequest{
+		UID:                r.UID,
+		Kind:               r.Kind,
+		Resource:           r.Resource,
+		SubResource:        r.SubResource,
+		RequestKind:        r.RequestKind,
+		RequestResource:    r.RequestResource,
+		RequestSubResource: r.RequestSubResource,
+		Name:               r.Name,
+		Namespace:          r.Namespace,
+		Operation:          admissionv1beta1.Operation(r.Operation),
+		UserInfo:           r.UserInfo,
+		Object:             r.Object,
+		OldObject:          r.OldObject,
+		DryRun:             r.DryRun,
+		Options:            r.Options,
+	}
+}
+
+// encode is the body kube-apiserver posts.
+func (w *wire) encode(review runtime.Object) ([]byte, error) {
+	return runtime.Encode(w.codec, review)
+}
+
+// randomUID is a random (version 4) UUID, as kube-apiserver gives each
+// call.
+func randomUID() types.UID {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return types.UID(h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
+}

@@ -1,0 +1,131 @@
+package admissionwebhook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/metrics"
+)
+
+// Validate calls the validating webhooks that match r, as kube-apiserver's
+// ValidatingAdmissionWebhook plugin does: it matches every webhook first
+// (the first one that fails to match fails the request), then calls the
+// matched ones concurrently and waits for all. A webhook that refuses
+// refuses the request with its status (code at least 400, message
+// `admission webhook "<name>" denied the request: <message>`); a webhook
+// that cannot be called (connection, timeout, HTTP status, invalid answer)
+// fails the request with an internal error under failurePolicy Fail, and
+// is ignored under Ignore, which adds a failed-open audit annotation;
+// a dry-run request to a webhook with side effects fails with 400 under
+// either policy. When several webhooks fail, the error is the first to
+// arrive, as in kube-apiserver. The error is always an
+// *apierrors.StatusError; the Result has the warnings and annotations of
+// every webhook called, also when the request is refused.
+func (d *Dispatcher) Validate(ctx context.Context, r *Request) (Result, error) {
+	ann := &annotations{}
+	matches := d.validating.Match(ctx, matchRequest(r, r.Object))
+	if len(matches) == 0 {
+		return Result{}, nil
+	}
+	type versioned struct{ object, old map[string]any }
+	objects := map[schema.GroupVersionKind]versioned{}
+	invocations := make([]*invocation, 0, len(matches))
+	for i := range matches {
+		m := &matches[i]
+		if m.Err != nil {
+			return Result{}, m.Err
+		}
+		v, ok := objects[m.Kind]
+		if !ok {
+			var err error
+			if v.object, err = d.convert(r.Object, r.Kind, m.Kind); err != nil {
+				return Result{}, apierrors.NewInternalError(err)
+			}
+			if v.old, err = d.convert(r.OldObject, r.Kind, m.Kind); err != nil {
+				return Result{}, apierrors.NewInternalError(err)
+			}
+			objects[m.Kind] = v
+		}
+		invocations = append(invocations, &invocation{kind: m.Kind, resource: m.Resource, object: v.object, old: v.old})
+	}
+	select {
+	case <-ctx.Done():
+		return Result{}, requestTimeout()
+	default:
+	}
+	warnings := make([][]string, len(matches))
+	errs := make(chan error, len(matches))
+	var wg sync.WaitGroup
+	for i := range matches {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			warnings[i] = d.validate(ctx, matches[i].Webhook, i, r, invocations[i], ann, errs)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	res := result(ann)
+	for _, w := range warnings {
+		res.Warnings = append(res.Warnings, w...)
+	}
+	if err, ok := <-errs; ok {
+		return res, err
+	}
+	return res, nil
+}
+
+// validate calls one validating webhook, the idx-th of those matched, and
+// sends its failure to errs. It returns its warnings.
+func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook, idx int, r *Request, inv *invocation, ann *annotations, errs chan<- error) (warnings []string) {
+	v := w.Validating
+	h := &hook{
+		name:                    v.Name,
+		clientConfig:            &v.ClientConfig,
+		timeoutSeconds:          v.TimeoutSeconds,
+		sideEffects:             v.SideEffects,
+		admissionReviewVersions: v.AdmissionReviewVersions,
+		ignore:                  v.FailurePolicy != nil && *v.FailurePolicy == admissionregistrationv1.Ignore,
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			if h.ignore {
+				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
+				ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
+				return
+			}
+			errs <- apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, p))
+		}
+	}()
+	start := d.clock.Now()
+	_, warnings, err := d.call(ctx, h, r, inv, false, ann)
+	d.observe(h.name, typeValidating, string(r.Operation), d.clock.Since(start), err, h.ignore)
+	if err == nil {
+		return warnings
+	}
+	var ce *callError
+	var rj *rejection
+	switch {
+	case errors.As(err, &ce):
+		if h.ignore {
+			if !errors.Is(ce.reason, context.Canceled) {
+				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
+				ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
+			}
+			return warnings
+		}
+		errs <- apierrors.NewInternalError(ce)
+	case errors.As(err, &rj):
+		errs <- rj.status
+	default:
+		errs <- err
+	}
+	return warnings
+}
