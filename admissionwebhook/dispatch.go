@@ -21,6 +21,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -28,18 +29,12 @@ import (
 // only for webhooks that match a request through an equivalent resource of
 // another version (matchPolicy Equivalent): kube-apiserver sends them the
 // objects in the matched version. It must be safe for concurrent use and
-// must not modify obj.
-type Converter interface {
-	Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error)
-}
+// must not modify obj. It is the same type as the admission policies'
+// (mutation.Converter, validatingpolicy.Converter): one serves them all.
+type Converter = admissionpolicy.Converter
 
 // ConverterFunc adapts a function to a Converter.
-type ConverterFunc func(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error)
-
-// Convert calls f.
-func (f ConverterFunc) Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
-	return f(obj, to)
-}
+type ConverterFunc = admissionpolicy.ConverterFunc
 
 // Options are what a Dispatcher needs beside the webhooks. The zero value
 // calls webhooks over the network with the system's roots and kube-apiserver's

@@ -1,11 +1,9 @@
 // Package builtintypes is the scheme of the Go types of the built-in kinds
 // of k8s.io/api v0.37.2, the kinds kube-apiserver holds as typed objects:
-// the built-in group versions client-go's scheme registers, but for the
-// three that k8s.io/api v0.36 does not have (lifecycle/v1alpha1,
-// scheduling/v1alpha3, storagemigration/v1), so that the conformance module
-// of Kubernetes 1.36 builds it; objects of those kinds are handled as custom
-// resources are. internal/mutationpatch registers the same list for its own
-// use.
+// the built-in group versions client-go's scheme registers. The admission
+// engines take objects of these kinds through their Go types, as
+// kube-apiserver holds them (internal/mutationpatch), and send them to
+// webhooks so (admissionwebhook).
 package builtintypes
 
 import (
@@ -44,6 +42,7 @@ import (
 	flowcontrolv1beta1 "k8s.io/api/flowcontrol/v1beta1"
 	flowcontrolv1beta2 "k8s.io/api/flowcontrol/v1beta2"
 	flowcontrolv1beta3 "k8s.io/api/flowcontrol/v1beta3"
+	lifecyclev1alpha1 "k8s.io/api/lifecycle/v1alpha1"
 	networkingv1 "k8s.io/api/networking/v1"
 	networkingv1beta1 "k8s.io/api/networking/v1beta1"
 	nodev1 "k8s.io/api/node/v1"
@@ -59,10 +58,12 @@ import (
 	resourcev1beta1 "k8s.io/api/resource/v1beta1"
 	resourcev1beta2 "k8s.io/api/resource/v1beta2"
 	schedulingv1 "k8s.io/api/scheduling/v1"
+	schedulingv1alpha3 "k8s.io/api/scheduling/v1alpha3"
 	schedulingv1beta1 "k8s.io/api/scheduling/v1beta1"
 	storagev1 "k8s.io/api/storage/v1"
 	storagev1alpha1 "k8s.io/api/storage/v1alpha1"
 	storagev1beta1 "k8s.io/api/storage/v1beta1"
+	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	storagemigrationv1beta1 "k8s.io/api/storagemigration/v1beta1"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -104,6 +105,7 @@ var Scheme = sync.OnceValues(func() (*runtime.Scheme, error) {
 		flowcontrolv1beta1.AddToScheme,
 		flowcontrolv1beta2.AddToScheme,
 		flowcontrolv1beta3.AddToScheme,
+		lifecyclev1alpha1.AddToScheme,
 		networkingv1.AddToScheme,
 		networkingv1beta1.AddToScheme,
 		nodev1.AddToScheme,
@@ -119,10 +121,12 @@ var Scheme = sync.OnceValues(func() (*runtime.Scheme, error) {
 		resourcev1beta1.AddToScheme,
 		resourcev1beta2.AddToScheme,
 		schedulingv1.AddToScheme,
+		schedulingv1alpha3.AddToScheme,
 		schedulingv1beta1.AddToScheme,
 		storagev1.AddToScheme,
 		storagev1alpha1.AddToScheme,
 		storagev1beta1.AddToScheme,
+		storagemigrationv1.AddToScheme,
 		storagemigrationv1beta1.AddToScheme,
 	} {
 		if err := add(s); err != nil {
