@@ -7,11 +7,14 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/clock"
 
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 	"github.com/gatehouse-dev/gatehouse/mutation"
@@ -27,13 +30,15 @@ const (
 )
 
 // Config is what the chain enforces: admission policies and their bindings,
-// as API objects with their defaults (see mutation.Decode and
-// validatingpolicy.Decode).
+// and admission webhook configurations, as API objects with their defaults
+// (see Decode, admissionmanifest.SetDefaults).
 type Config struct {
 	MutatingPolicies         []*admissionregistrationv1.MutatingAdmissionPolicy
 	MutatingPolicyBindings   []*admissionregistrationv1.MutatingAdmissionPolicyBinding
 	ValidatingPolicies       []*admissionregistrationv1.ValidatingAdmissionPolicy
 	ValidatingPolicyBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	MutatingWebhooks         []*admissionregistrationv1.MutatingWebhookConfiguration
+	ValidatingWebhooks       []*admissionregistrationv1.ValidatingWebhookConfiguration
 }
 
 // Options are the chain's collaborators, shared by its engines; all are
@@ -63,6 +68,11 @@ type Options struct {
 	// PolicyOrder orders the policies of each engine (kube-apiserver's order
 	// is unspecified).
 	PolicyOrder mutation.Order
+	// Webhooks are how webhooks are called: the transport (DialContext,
+	// TLSConfig, WrapTransport), the service resolver, the review UIDs.
+	// Its matching, conversion, defaulting, metrics and clock are the
+	// chain's own (the fields above) unless set.
+	Webhooks admissionwebhook.Options
 }
 
 // Chain admits requests as kube-apiserver's admission chain does with its
@@ -70,8 +80,10 @@ type Options struct {
 type Chain struct {
 	mutating   *mutation.Dispatcher
 	validating *validatingpolicy.Dispatcher
-	sink       metrics.Sink
-	clock      clock.PassiveClock
+	// webhooks calls the webhooks; nil without any.
+	webhooks *admissionwebhook.Dispatcher
+	sink     metrics.Sink
+	clock    clock.PassiveClock
 }
 
 // New compiles a chain. The objects must not change afterwards.
@@ -93,7 +105,61 @@ func New(cfg Config, o Options) (*Chain, error) {
 	}); err != nil {
 		return nil, err
 	}
+	if len(cfg.MutatingWebhooks)+len(cfg.ValidatingWebhooks) > 0 {
+		hooks, err := admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)
+		if err != nil {
+			return nil, err
+		}
+		if c.webhooks, err = admissionwebhook.NewDispatcher(hooks, webhookOptions(o)); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// webhookOptions are the webhook dispatcher's options: the caller's, with
+// the chain's collaborators where the caller left them out.
+func webhookOptions(o Options) admissionwebhook.Options {
+	w := o.Webhooks
+	m := &w.Match
+	m.API = !o.Static
+	if m.Namespaces == nil {
+		m.Namespaces = namespaceLabels{o.Namespaces}
+	}
+	if m.Equivalents == nil {
+		m.Equivalents = o.Equivalents
+	}
+	if m.Authorizer == nil {
+		m.Authorizer = o.Authorizer
+	}
+	if w.Converter == nil {
+		w.Converter = o.Converter
+	}
+	if w.Defaulter == nil {
+		w.Defaulter = o.Defaulter
+	}
+	if w.Metrics == nil {
+		w.Metrics = o.Metrics
+	}
+	if w.Clock == nil {
+		w.Clock = o.Clock
+	}
+	return w
+}
+
+// namespaceLabels gives webhooks the labels of the policies' namespaces:
+// without a lookup, every namespace exists without labels.
+type namespaceLabels struct{ lookup mutation.NamespaceLookup }
+
+func (n namespaceLabels) NamespaceLabels(ctx context.Context, name string) (map[string]string, error) {
+	if n.lookup == nil {
+		return nil, nil
+	}
+	ns, err := n.lookup.Namespace(ctx, name)
+	if err != nil || ns == nil {
+		return nil, err
+	}
+	return ns.Labels, nil
 }
 
 // Request is one admission request, in the version of the request.
@@ -129,8 +195,10 @@ type Result struct {
 	// Warnings are the plugins' warnings, in the order they were given.
 	Warnings []string
 	// AuditAnnotations are the annotations added to the request's audit
-	// event, by every plugin that ran.
-	AuditAnnotations map[string]string
+	// event, by every plugin that ran; RequestAuditAnnotations those at
+	// audit level Request (the mutating webhooks' patches).
+	AuditAnnotations        map[string]string
+	RequestAuditAnnotations map[string]string
 }
 
 // Trace tells what each plugin did, for Explain.
@@ -141,6 +209,11 @@ type Trace struct {
 	// ValidatingPolicies is the ValidatingAdmissionPolicy plugin's trace;
 	// nil when the mutating phase denied the request.
 	ValidatingPolicies *validatingpolicy.Trace
+	// Webhooks says, for each pass of the mutating webhooks and for the
+	// validating ones, which webhooks were called (the chain's webhook
+	// dispatcher has no trace of its own yet).
+	MutatingWebhooks   []admissionwebhook.Result
+	ValidatingWebhooks *admissionwebhook.Result
 	// Reinvoked tells whether the mutating phase ran twice.
 	Reinvoked bool
 	// DeniedBy names the plugin that denied the request, if any.
@@ -188,7 +261,17 @@ func (c *Chain) admit(ctx context.Context, req *Request, t *Trace) (Result, erro
 // k8s.io/apiserver's, through contrib/apiserver): the chain runs the
 // mutating phase once, and once more if ShouldReinvoke.
 type Reinvocation struct {
-	rc mutation.ReinvocationContext
+	// rc is the request's reinvocation flags, with the policies' state;
+	// webhooks the webhooks' state, sharing the flags.
+	rc           mutation.ReinvocationContext
+	webhookState *admissionwebhook.Reinvocation
+}
+
+func (r *Reinvocation) webhooks() *admissionwebhook.Reinvocation {
+	if r.webhookState == nil {
+		r.webhookState = &admissionwebhook.Reinvocation{Flags: &r.rc}
+	}
+	return r.webhookState
 }
 
 // ShouldReinvoke tells whether a plugin of the pass asked for a second pass.
@@ -245,35 +328,85 @@ func (c *Chain) mutatingPhase(ctx context.Context, req *Request, res *Result, t 
 // mutatingPass runs one pass of the mutating plugins, and returns the
 // object it leaves.
 func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation, res *Result, t *Trace) (*unstructured.Unstructured, error) {
+	object := req.Object
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Connect:
-	default:
-		return req.Object, nil // MutatingAdmissionPolicy does not handle DELETE
+		// MutatingAdmissionPolicy handles these, not DELETE.
+		mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+			Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
+			Object: object, OldObject: req.OldObject, Normalized: req.Normalized, Reinvocation: &r.rc}
+		start := c.clock.Now()
+		var mres mutation.Result
+		var err error
+		if t != nil {
+			var mt *mutation.Trace
+			mres, mt, err = c.mutating.Explain(ctx, mreq)
+			t.MutatingPolicies = append(t.MutatingPolicies, mt)
+		} else {
+			mres, err = c.mutating.Admit(ctx, mreq)
+		}
+		c.observePlugin(PluginMutatingAdmissionPolicy, "admit", string(req.Operation), c.clock.Since(start), err)
+		if err != nil {
+			if t != nil {
+				t.DeniedBy = PluginMutatingAdmissionPolicy
+			}
+			return nil, err
+		}
+		if mres.Changed {
+			res.Object, res.Changed = mres.Object, true
+		}
+		object = mres.Object
 	}
-	mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
-		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: req.Object, OldObject: req.OldObject, Normalized: req.Normalized, Reinvocation: &r.rc}
+	if c.webhooks == nil {
+		return object, nil
+	}
+	// MutatingAdmissionWebhook handles every operation.
+	wreq := c.webhookRequest(req, object)
+	wreq.Reinvocation = r.webhooks()
 	start := c.clock.Now()
-	var mres mutation.Result
-	var err error
+	wres, err := c.webhooks.Admit(ctx, wreq)
+	c.observePlugin(PluginMutatingAdmissionWebhook, "admit", string(req.Operation), c.clock.Since(start), err)
+	c.gather(res, wres)
 	if t != nil {
-		var mt *mutation.Trace
-		mres, mt, err = c.mutating.Explain(ctx, mreq)
-		t.MutatingPolicies = append(t.MutatingPolicies, mt)
-	} else {
-		mres, err = c.mutating.Admit(ctx, mreq)
+		t.MutatingWebhooks = append(t.MutatingWebhooks, wres)
 	}
-	c.observePlugin(PluginMutatingAdmissionPolicy, "admit", string(req.Operation), c.clock.Since(start), err)
 	if err != nil {
 		if t != nil {
-			t.DeniedBy = PluginMutatingAdmissionPolicy
+			t.DeniedBy = PluginMutatingAdmissionWebhook
 		}
 		return nil, err
 	}
-	if mres.Changed {
-		res.Object, res.Changed = mres.Object, true
+	if wres.Object != nil && !jsonEqual(object, wres.Object) {
+		res.Object, res.Changed = wres.Object, true
+		object = wres.Object
 	}
-	return mres.Object, nil
+	return object, nil
+}
+
+// webhookRequest is the request as the webhooks take it, with object.
+func (c *Chain) webhookRequest(req *Request, object *unstructured.Unstructured) *admissionwebhook.Request {
+	return &admissionwebhook.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
+		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
+		Object: object, OldObject: req.OldObject}
+}
+
+// gather adds a plugin's warnings and audit annotations to the request's.
+func (c *Chain) gather(res *Result, w admissionwebhook.Result) {
+	res.Warnings = append(res.Warnings, w.Warnings...)
+	for k, v := range w.AuditAnnotations {
+		addAnnotation(&res.AuditAnnotations, k, v)
+	}
+	for k, v := range w.PatchAnnotations {
+		addAnnotation(&res.RequestAuditAnnotations, k, v)
+	}
+}
+
+// jsonEqual tells whether two objects have the same content.
+func jsonEqual(a, b *unstructured.Unstructured) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return equality.Semantic.DeepEqual(a.Object, b.Object)
 }
 
 // validatingPhase runs the validating plugins on the admitted object.
@@ -292,10 +425,26 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 	c.observePlugin(PluginValidatingAdmissionPolicy, "validate", string(req.Operation), c.clock.Since(start), err)
 	res.Warnings = append(res.Warnings, vres.Warnings...)
 	for k, v := range vres.AuditAnnotations {
-		addAnnotation(res, k, v)
+		addAnnotation(&res.AuditAnnotations, k, v)
 	}
-	if err != nil && t != nil {
-		t.DeniedBy = PluginValidatingAdmissionPolicy
+	if err != nil {
+		if t != nil {
+			t.DeniedBy = PluginValidatingAdmissionPolicy
+		}
+		return err
+	}
+	if c.webhooks == nil {
+		return nil
+	}
+	start = c.clock.Now()
+	wres, err := c.webhooks.Validate(ctx, c.webhookRequest(req, res.Object))
+	c.observePlugin(PluginValidatingAdmissionWebhook, "validate", string(req.Operation), c.clock.Since(start), err)
+	c.gather(res, wres)
+	if t != nil {
+		t.ValidatingWebhooks = &wres
+		if err != nil {
+			t.DeniedBy = PluginValidatingAdmissionWebhook
+		}
 	}
 	return err
 }
@@ -303,12 +452,12 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 // addAnnotation adds an annotation that the plugin has already checked; a
 // key another plugin set keeps its first value, as kube-apiserver's
 // attributes keep it.
-func addAnnotation(res *Result, key, value string) {
-	if res.AuditAnnotations == nil {
-		res.AuditAnnotations = map[string]string{}
+func addAnnotation(m *map[string]string, key, value string) {
+	if *m == nil {
+		*m = map[string]string{}
 	}
-	if _, ok := res.AuditAnnotations[key]; !ok {
-		res.AuditAnnotations[key] = value
+	if _, ok := (*m)[key]; !ok {
+		(*m)[key] = value
 	}
 }
 

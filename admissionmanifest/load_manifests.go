@@ -209,7 +209,28 @@ func bindingReferences[P, B metav1.Object](policies []P, bindings []B, policyNam
 // than its loader: the webhooks' accessors, whose selectors are parsed, all
 // errors joined.
 func (m *Manifests) prepare() error {
+	var err error
+	m.webhooks, err = webhooksOf(m.validatingWebhookConfigurations, m.mutatingWebhookConfigurations, "manifest/")
+	return err
+}
+
+// WebhooksOf returns the webhooks of webhook configurations registered
+// through the API, as kube-apiserver's webhook sources hold them: the
+// configurations sorted by name, each one's webhooks in order, with their
+// UIDs ("<configuration>/<webhook>/<n>") and parsed selectors. The error
+// joins the selectors that do not parse. The configurations must carry
+// their defaults (SetDefaults) and not change afterwards.
+func WebhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfiguration, mutating []*admissionregistrationv1.MutatingWebhookConfiguration) ([]Webhook, error) {
+	validating, mutating = slices.Clone(validating), slices.Clone(mutating)
+	sortByName(validating)
+	sortByName(mutating)
+	return webhooksOf(validating, mutating, "")
+}
+
+// webhooksOf builds the webhooks of configurations, their UIDs prefixed.
+func webhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfiguration, mutating []*admissionregistrationv1.MutatingWebhookConfiguration, uidPrefix string) ([]Webhook, error) {
 	var errs []error
+	var out []Webhook
 	add := func(w Webhook, ns, obj *metav1.LabelSelector) {
 		var err error
 		if w.NamespaceSelector, err = metav1.LabelSelectorAsSelector(ns); err != nil {
@@ -218,28 +239,27 @@ func (m *Manifests) prepare() error {
 		if w.ObjectSelector, err = metav1.LabelSelectorAsSelector(obj); err != nil {
 			errs = append(errs, fmt.Errorf("webhook %q: invalid objectSelector: %w", w.Name(), err))
 		}
-		m.webhooks = append(m.webhooks, w)
+		out = append(out, w)
 	}
-	m.webhooks = nil
-	for _, c := range m.validatingWebhookConfigurations {
+	for _, c := range validating {
 		seen := map[string]int{}
 		for i := range c.Webhooks {
 			h := &c.Webhooks[i]
-			add(Webhook{UID: webhookUID(c.Name, h.Name, seen), ConfigurationName: c.Name, Validating: h}, h.NamespaceSelector, h.ObjectSelector)
+			add(Webhook{UID: uidPrefix + webhookUID(c.Name, h.Name, seen), ConfigurationName: c.Name, Validating: h}, h.NamespaceSelector, h.ObjectSelector)
 		}
 	}
-	for _, c := range m.mutatingWebhookConfigurations {
+	for _, c := range mutating {
 		seen := map[string]int{}
 		for i := range c.Webhooks {
 			h := &c.Webhooks[i]
-			add(Webhook{UID: webhookUID(c.Name, h.Name, seen), ConfigurationName: c.Name, Mutating: h}, h.NamespaceSelector, h.ObjectSelector)
+			add(Webhook{UID: uidPrefix + webhookUID(c.Name, h.Name, seen), ConfigurationName: c.Name, Mutating: h}, h.NamespaceSelector, h.ObjectSelector)
 		}
 	}
-	return errors.Join(errs...)
+	return out, errors.Join(errs...)
 }
 
 func webhookUID(configuration, webhook string, seen map[string]int) string {
 	n := seen[webhook]
 	seen[webhook] = n + 1
-	return fmt.Sprintf("manifest/%s/%s/%d", configuration, webhook, n)
+	return fmt.Sprintf("%s/%s/%d", configuration, webhook, n)
 }

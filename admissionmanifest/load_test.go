@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 const vwcA = `apiVersion: admissionregistration.k8s.io/v1
@@ -166,9 +167,30 @@ webhooks:
 // names, so only the first number is seen in practice).
 func TestWebhookUIDCountsRepeatedNames(t *testing.T) {
 	seen := map[string]int{}
-	assert.Equal(t, "manifest/c/w/0", webhookUID("c", "w", seen))
-	assert.Equal(t, "manifest/c/v/0", webhookUID("c", "v", seen))
-	assert.Equal(t, "manifest/c/w/1", webhookUID("c", "w", seen))
+	assert.Equal(t, "c/w/0", webhookUID("c", "w", seen))
+	assert.Equal(t, "c/v/0", webhookUID("c", "v", seen))
+	assert.Equal(t, "c/w/1", webhookUID("c", "w", seen))
+}
+
+// TestWebhooksOf: API webhooks as kube-apiserver's sources hold them:
+// configurations by name, UIDs without the manifest prefix, selectors
+// parsed, errors joined.
+func TestWebhooksOf(t *testing.T) {
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "b"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "v.example.com", NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}}}
+	v2 := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "a"},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "w.example.com", NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"-": "x"}}, ObjectSelector: &metav1.LabelSelector{}}}}
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "m"},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "m.example.com", NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{}}}}
+	hooks, err := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{v, v2}, []*admissionregistrationv1.MutatingWebhookConfiguration{m})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `webhook "w.example.com": invalid namespaceSelector`)
+	require.Len(t, hooks, 3)
+	assert.Equal(t, "a/w.example.com/0", hooks[0].UID, "configurations sorted by name")
+	assert.Equal(t, "b/v.example.com/0", hooks[1].UID)
+	assert.Equal(t, "m/m.example.com/0", hooks[2].UID)
+	assert.NotNil(t, hooks[2].Mutating)
+	assert.Equal(t, "a=b", hooks[1].ObjectSelector.String())
 }
 
 func TestCheckClientConfig(t *testing.T) {
