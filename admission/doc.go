@@ -1,18 +1,20 @@
 // Package admission runs kube-apiserver 1.37's admission chain over the
-// plugins a user configures with objects — MutatingAdmissionPolicy and
-// ValidatingAdmissionPolicy — in kube-apiserver's order, and gives one
+// plugins a user configures with objects — MutatingAdmissionPolicy,
+// MutatingAdmissionWebhook, ValidatingAdmissionPolicy and
+// ValidatingAdmissionWebhook — in kube-apiserver's order, and gives one
 // answer: the admitted object or the denial, the warnings and audit
 // annotations of the whole request, and on request one trace across the
 // engines ([Chain.Explain]).
 //
 // The order is kube-apiserver's: the mutating phase runs the mutating
-// plugins that handle the operation (MutatingAdmissionPolicy handles
-// CREATE, UPDATE and CONNECT); if one of them asked for a reinvocation (a
-// policy with reinvocationPolicy IfNeeded, after the object changed), the
-// mutating phase runs exactly once more, as kube-apiserver's reinvoker does,
-// with the reinvocation state shared between the passes. Then the
-// validating phase runs the validating plugins (ValidatingAdmissionPolicy
-// handles every operation) on the final object. The first plugin that
+// plugins that handle the operation, MutatingAdmissionPolicy (CREATE,
+// UPDATE and CONNECT) then MutatingAdmissionWebhook (every operation); if
+// one of them asked for a reinvocation (a policy or webhook with
+// reinvocationPolicy IfNeeded, after the object changed), the mutating
+// phase runs exactly once more, as kube-apiserver's reinvoker does, with the
+// reinvocation state shared between the passes and the plugins. Then the
+// validating phase runs ValidatingAdmissionPolicy then
+// ValidatingAdmissionWebhook (every operation) on the final object. The first plugin that
 // denies ends the request with its status; warnings and audit annotations
 // gathered until then are returned with it, an annotation key keeping its
 // first value as kube-apiserver's attributes keep it.
@@ -24,5 +26,9 @@
 // mutating phase in one observation), besides the engines' own.
 //
 // The engines share the collaborators of Options: one ParamSource, one
-// NamespaceLookup, one Converter and one Authorizer serve both.
+// NamespaceLookup, one Converter and one Authorizer serve them all; how
+// webhooks are called (transport, TLS, service resolution) is
+// Options.Webhooks. Chain.Mutate and Chain.Validate run the phases apart,
+// for an admission chain that runs them itself (contrib/apiserver's
+// plugin in k8s.io/apiserver's).
 package admission
