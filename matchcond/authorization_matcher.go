@@ -20,8 +20,11 @@ import (
 // matcher has no conditions and always matches, as a webhook without
 // matchConditions.
 type AuthorizationMatcher struct {
-	conditions  []*compiledCondition
-	anyFast     bool
+	conditions []*compiledCondition
+	anyFast    bool
+	// allNative tells that every condition is native: Match then needs no
+	// activation unless one of them cannot decide.
+	allNative   bool
 	uses        selectorUse
 	activations *sync.Pool // of *authzActivation, shared by the compiler's matchers
 
@@ -151,6 +154,14 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 			}
 		}()
 	}
+	if m.allNative && trace == nil && specWithinSizeBound(spec, m.uses) {
+		if matched, ok := m.matchNative(spec); ok {
+			if !matched && m.instrumented {
+				m.exclusions.Add(1)
+			}
+			return matched, nil
+		}
+	}
 	act := m.activations.Get().(*authzActivation)
 	act.request.reset(spec, m.uses)
 	defer func() {
@@ -158,6 +169,9 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 		m.activations.Put(act)
 	}()
 	ev := evaluation{ctx: ctx, act: act, fast: m.anyFast && trace == nil && act.request.withinSizeBound()}
+	if ev.fast {
+		ev.spec = spec
+	}
 	defer ev.close()
 	for _, c := range m.conditions {
 		r := ev.eval(c, trace != nil)
@@ -195,4 +209,20 @@ func authzResult(expr string, r evalResult) (bool, error) {
 		return false, fmt.Errorf("cel evaluation error: expression '%v' eval result value should be bool but got %v", expr, r.val.Value())
 	}
 	return b, nil
+}
+
+// matchNative evaluates conditions that are all native; ok is false when
+// one of them cannot decide before a false one does, and cel-go must
+// evaluate them all.
+func (m *AuthorizationMatcher) matchNative(spec *authorizationv1.SubjectAccessReviewSpec) (matched, ok bool) {
+	for _, c := range m.conditions {
+		v, ok := c.native(spec)
+		if !ok {
+			return false, false
+		}
+		if !v {
+			return false, true
+		}
+	}
+	return true, true
 }
