@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
@@ -106,7 +107,18 @@ type ConditionResult struct {
 // A cancelled ctx stops any comprehension within 100 iterations
 // ("operation interrupted: context canceled").
 func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, error) {
-	return m.match(ctx, spec, nil)
+	return m.match(ctx, spec, nil, nil)
+}
+
+// MatchTimed is Match that also returns the reading of the matcher's clock
+// that ended the timing of the evaluation, when the matcher records metrics
+// (see WithOptions); otherwise it is zero. A caller that needs the time
+// right after matching (an authorizer checking its decision cache) takes it
+// from there rather than reading the clock again.
+func (m *AuthorizationMatcher) MatchTimed(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, time.Time, error) {
+	var end time.Time
+	ok, err := m.match(ctx, spec, nil, &end)
+	return ok, end, err
 }
 
 // Explain is Match that also reports, in order, each condition it evaluated:
@@ -114,7 +126,7 @@ func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.
 // Match does not pay for this.
 func (m *AuthorizationMatcher) Explain(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, []ConditionResult, error) {
 	var trace []ConditionResult
-	ok, err := m.match(ctx, spec, &trace)
+	ok, err := m.match(ctx, spec, &trace, nil)
 	return ok, trace, err
 }
 
@@ -137,7 +149,9 @@ func (a *authzActivation) Parent() interpreter.Activation { return nil }
 // errNilSpec is returned for a nil spec, which kube-apiserver never builds.
 var errNilSpec = errors.New("matchcond: nil SubjectAccessReviewSpec")
 
-func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, trace *[]ConditionResult) (matched bool, err error) {
+// match evaluates the conditions; end, if set, receives the clock reading
+// that ended the timing of an instrumented matcher.
+func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, trace *[]ConditionResult, end *time.Time) (matched bool, err error) {
 	if m == nil || len(m.conditions) == 0 {
 		return true, nil
 	}
@@ -148,7 +162,7 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 	if m.instrumented {
 		start := m.clock.Now()
 		defer func() {
-			m.seconds.Observe(m.clock.Since(start).Seconds())
+			m.seconds.Observe(m.elapsed(start, end).Seconds())
 			if len(failed) > 0 {
 				m.failures.Add(1)
 			}
@@ -225,4 +239,23 @@ func (m *AuthorizationMatcher) matchNative(spec *authorizationv1.SubjectAccessRe
 		}
 	}
 	return true, true
+}
+
+// elapsed is the time since start on the matcher's clock; end, if set,
+// receives the reading. The real clock is read once for both; a caller's
+// clock answers Since itself, as it always has, and is read again for end.
+func (m *AuthorizationMatcher) elapsed(start time.Time, end *time.Time) time.Duration {
+	switch m.clock.(type) {
+	case clock.RealClock, *clock.RealClock:
+		now := time.Now()
+		if end != nil {
+			*end = now
+		}
+		return now.Sub(start)
+	}
+	d := m.clock.Since(start)
+	if end != nil {
+		*end = m.clock.Now()
+	}
+	return d
 }
