@@ -2,7 +2,6 @@ package authorizer
 
 import (
 	"context"
-	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
@@ -39,18 +38,12 @@ type matchResult struct {
 	matched    bool
 	index      int // of the condition that was false or failed first; -1 if none
 	expression string
-	// end is the clock reading that ended the matcher's timing; zero when
-	// it records no metrics.
-	end time.Time
 }
 
-func (w *Webhook) match(ctx context.Context, a *Attributes, sc *scratch, explain bool) (matchResult, error) {
+// explainMatch evaluates the match conditions for Explain (Authorize
+// calls the matcher itself).
+func (w *Webhook) explainMatch(ctx context.Context, a *Attributes, sc *scratch) (matchResult, error) {
 	spec := specOf(a, &sc.spec)
-	if !explain {
-		ok, end, err := w.matcher.MatchTimed(ctx, spec)
-		sc.spec = specScratch{} // keep nothing of the caller's request
-		return matchResult{matched: ok, index: -1, end: end}, err
-	}
 	ok, results, err := w.matcher.Explain(ctx, spec)
 	sc.spec = specScratch{}
 	res := matchResult{matched: ok, index: -1}

@@ -294,20 +294,27 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 	// cache's lookup, and on a miss its store, use the reading that ended
 	// the last timing before them rather than reading the clock again.
 	var now time.Time
-	if w.matcher != nil {
-		res, err := w.match(ctx, a, sc, t != nil)
-		now = res.end
-		if t != nil {
-			t.ConditionIndex, t.Condition = res.index, res.expression
-			switch {
-			case err != nil:
-				t.MatchConditions = MatchError
-				t.FailurePolicy = true
-			case !res.matched:
-				t.MatchConditions = MatchExcluded
-			default:
-				t.MatchConditions = MatchAll
-			}
+	if w.matcher != nil && t == nil {
+		matched, end, err := w.matcher.MatchTimed(ctx, specOf(a, &sc.spec))
+		sc.spec = specScratch{} // keep nothing of the caller's request
+		if err != nil {
+			return w.decisionOnError, "", err
+		}
+		if !matched {
+			return DecisionNoOpinion, "", nil
+		}
+		now = end
+	} else if w.matcher != nil {
+		res, err := w.explainMatch(ctx, a, sc)
+		t.ConditionIndex, t.Condition = res.index, res.expression
+		switch {
+		case err != nil:
+			t.MatchConditions = MatchError
+			t.FailurePolicy = true
+		case !res.matched:
+			t.MatchConditions = MatchExcluded
+		default:
+			t.MatchConditions = MatchAll
 		}
 		if err != nil {
 			return w.decisionOnError, "", err
