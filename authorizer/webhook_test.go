@@ -557,3 +557,29 @@ func TestWebhookCacheOnTheRealClockReadings(t *testing.T) {
 		})
 	}
 }
+
+// A cached decision and a request excluded by match conditions of the
+// native shapes allocate nothing.
+func TestWebhookHotPathsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items")
+	}
+	srv, kc := fakeWebhook(t, authorizertest.Options{})
+	srv.SetDecide(authorizertest.Always(status(false, true, "kube-system is protected")))
+	w := newTestWebhook(t, kc, WebhookOptions{AuthorizedTTL: time.Hour, UnauthorizedTTL: time.Hour, MatchConditions: []string{
+		"has(request.resourceAttributes)",
+		"request.resourceAttributes.namespace == 'kube-system'",
+		"!('system:serviceaccounts:kube-system' in request.groups)",
+	}})
+	ctx := context.Background()
+	cached, excluded := podGet("jane", "devs"), podGet("jane", "devs")
+	cached.Namespace = "kube-system"
+	d, _, err := w.Authorize(ctx, cached)
+	require.NoError(t, err)
+	require.Equal(t, DecisionDeny, d)
+	for _, a := range []*Attributes{cached, excluded} {
+		allocs := testing.AllocsPerRun(100, func() { _, _, _ = w.Authorize(ctx, a) })
+		assert.Zero(t, allocs, a.Namespace)
+	}
+	assert.Len(t, srv.Requests(), 1)
+}
