@@ -169,7 +169,7 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 		}()
 	}
 	if m.allNative && trace == nil && specWithinSizeBound(spec, m.uses) {
-		if matched, ok := m.matchNative(spec); ok {
+		if matched, ok := m.matchNative(ctx, spec); ok {
 			if !matched && m.instrumented {
 				m.exclusions.Add(1)
 			}
@@ -228,9 +228,12 @@ func authzResult(expr string, r evalResult) (bool, error) {
 // matchNative evaluates conditions that are all native; ok is false when
 // one of them cannot decide before a false one does, and cel-go must
 // evaluate them all.
-func (m *AuthorizationMatcher) matchNative(spec *authorizationv1.SubjectAccessReviewSpec) (matched, ok bool) {
+func (m *AuthorizationMatcher) matchNative(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (matched, ok bool) {
 	for _, c := range m.conditions {
-		v, ok := c.native(spec)
+		if c.loops && ctx.Err() != nil {
+			return false, false // cel-go's comprehensions may see the cancellation
+		}
+		v, ok := c.native(nativeEnv{s: spec})
 		if !ok {
 			return false, false
 		}

@@ -53,8 +53,10 @@ func (e *evaluation) close() {
 // eval evaluates c. Traced evaluations are always tracked, to report their
 // cost.
 func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
-	if e.fast && !traced && c.native != nil && e.spec != nil {
-		if v, ok := c.native(e.spec); ok {
+	// A comprehension of cel-go may see a cancelled context; a native one
+	// does not look.
+	if e.fast && !traced && c.native != nil && e.spec != nil && (!c.loops || e.ctx.Err() == nil) {
+		if v, ok := c.native(nativeEnv{s: e.spec}); ok {
 			return evalResult{val: types.Bool(v)}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	authorizationv1 "k8s.io/api/authorization/v1"
 )
@@ -14,9 +15,11 @@ import (
 // strings of the request: has(request.resourceAttributes),
 // request.resourceAttributes.namespace == 'kube-system',
 // 'system:masters' in request.groups, request.user.startsWith('system:'),
-// and !, && and || of those. Such a condition is also compiled to a Go
-// closure over the typed SubjectAccessReviewSpec, which the fast path calls
-// instead of interpreting the condition with cel-go.
+// !, && and || of those, and request.groups.exists(g, ...) or .all(g, ...)
+// of those over g. Such a condition is also compiled to a Go closure over
+// the typed SubjectAccessReviewSpec, which the fast path calls instead of
+// interpreting the condition with cel-go. A comprehension is left to cel-go
+// when the context is cancelled: cel-go's may notice it.
 //
 // A native condition answers only when its answer is certain: a boolean
 // that cel-go's evaluation would also give. Wherever cel-go would fail
@@ -30,39 +33,116 @@ import (
 //
 // FuzzNativeConditions compares them with the tracked cel-go program.
 
+// nativeEnv is what a native condition reads: the request, and in the
+// predicate of a comprehension over request.groups, the element.
+type nativeEnv struct {
+	s    *authorizationv1.SubjectAccessReviewSpec
+	elem string
+}
+
 // nativeCond evaluates a condition; ok is false when cel-go must decide.
-type nativeCond func(s *authorizationv1.SubjectAccessReviewSpec) (val, ok bool)
+type nativeCond func(env nativeEnv) (val, ok bool)
 
 // nativeString reads a string of the request, or a constant; ok is false
 // when cel-go's evaluation would fail.
-type nativeString func(s *authorizationv1.SubjectAccessReviewSpec) (string, bool)
+type nativeString func(env nativeEnv) (string, bool)
 
 // compileNative compiles a checked condition to a native closure, or returns
 // nil when the condition is not of the native shapes.
-func compileNative(e ast.Expr) nativeCond {
+func compileNative(e ast.Expr) nativeCond { return compileNativeIn(e, "") }
+
+// compileNativeIn is compileNative where iter, if set, names the element of
+// the enclosing comprehension over request.groups.
+func compileNativeIn(e ast.Expr, iter string) nativeCond {
 	switch e.Kind() {
 	case ast.LiteralKind:
 		if b, ok := e.AsLiteral().(types.Bool); ok {
 			v := bool(b)
-			return func(*authorizationv1.SubjectAccessReviewSpec) (bool, bool) { return v, true }
+			return func(nativeEnv) (bool, bool) { return v, true }
 		}
 	case ast.SelectKind:
 		if e.AsSelect().IsTestOnly() {
 			return nativePresence(e.AsSelect())
 		}
 	case ast.CallKind:
-		return nativeCall(e.AsCall())
+		return nativeCall(e.AsCall(), iter)
+	case ast.ComprehensionKind:
+		if iter == "" {
+			return nativeGroupsComprehension(e.AsComprehension())
+		}
 	}
 	return nil
 }
 
-func nativeCall(c ast.CallExpr) nativeCond {
+// nativeGroupsComprehension compiles request.groups.exists(g, p) and
+// request.groups.all(g, p), p native over g: the comprehensions the
+// standard macros expand them to, node for node. As in cel-go, a true p
+// decides exists and a false one all, whatever the other elements gave;
+// otherwise a p that cel-go must decide leaves the whole to cel-go.
+func nativeGroupsComprehension(c ast.ComprehensionExpr) nativeCond {
+	if c.HasIterVar2() || !isRequestField(c.IterRange(), "groups") {
+		return nil
+	}
+	accu, iter := c.AccuVar(), c.IterVar()
+	if iter == "" || iter == accu || iter == sarVarName {
+		return nil
+	}
+	init := c.AccuInit()
+	if init.Kind() != ast.LiteralKind {
+		return nil
+	}
+	start, ok := init.AsLiteral().(types.Bool)
+	if !ok {
+		return nil
+	}
+	// exists: false, while !accu, accu || p; all: true, while accu, accu && p.
+	isAccu := func(e ast.Expr) bool { return e.Kind() == ast.IdentKind && e.AsIdent() == accu }
+	cond := c.LoopCondition()
+	if cond.Kind() != ast.CallKind || cond.AsCall().FunctionName() != operators.NotStrictlyFalse || len(cond.AsCall().Args()) != 1 {
+		return nil
+	}
+	inner := cond.AsCall().Args()[0]
+	step := c.LoopStep()
+	if step.Kind() != ast.CallKind || len(step.AsCall().Args()) != 2 || !isAccu(step.AsCall().Args()[0]) || !isAccu(c.Result()) {
+		return nil
+	}
+	if start {
+		if !isAccu(inner) || step.AsCall().FunctionName() != operators.LogicalAnd {
+			return nil
+		}
+	} else {
+		if inner.Kind() != ast.CallKind || inner.AsCall().FunctionName() != operators.LogicalNot ||
+			len(inner.AsCall().Args()) != 1 || !isAccu(inner.AsCall().Args()[0]) || step.AsCall().FunctionName() != operators.LogicalOr {
+			return nil
+		}
+	}
+	p := compileNativeIn(step.AsCall().Args()[1], iter)
+	if p == nil {
+		return nil
+	}
+	// decisive is the value of p that decides: true for exists, false for
+	// all; the result is start when no element decides.
+	decisive := !bool(start)
+	return func(env nativeEnv) (bool, bool) {
+		known := true
+		for _, g := range env.s.Groups {
+			v, ok := p(nativeEnv{s: env.s, elem: g})
+			if ok && v == decisive {
+				return decisive, true
+			}
+			known = known && ok
+		}
+		return !decisive, known
+	}
+}
+
+func nativeCall(c ast.CallExpr, iter string) nativeCond {
 	args := c.Args()
 	if c.IsMemberFunction() {
 		if len(args) != 1 {
 			return nil
 		}
-		target, arg := nativeStringOf(c.Target()), nativeStringOf(args[0])
+		target, arg := nativeStringOf(c.Target(), iter), nativeStringOf(args[0], iter)
 		if target == nil || arg == nil {
 			return nil
 		}
@@ -77,12 +157,12 @@ func nativeCall(c ast.CallExpr) nativeCond {
 		default:
 			return nil
 		}
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			t, ok := target(s)
+		return func(env nativeEnv) (bool, bool) {
+			t, ok := target(env)
 			if !ok {
 				return false, false
 			}
-			a, ok := arg(s)
+			a, ok := arg(env)
 			if !ok {
 				return false, false
 			}
@@ -94,31 +174,31 @@ func nativeCall(c ast.CallExpr) nativeCond {
 		if len(args) != 1 {
 			return nil
 		}
-		x := compileNative(args[0])
+		x := compileNativeIn(args[0], iter)
 		if x == nil {
 			return nil
 		}
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			v, ok := x(s)
+		return func(env nativeEnv) (bool, bool) {
+			v, ok := x(env)
 			return !v, ok
 		}
 	case "_&&_", "_||_":
 		if len(args) != 2 {
 			return nil
 		}
-		l, r := compileNative(args[0]), compileNative(args[1])
+		l, r := compileNativeIn(args[0], iter), compileNativeIn(args[1], iter)
 		if l == nil || r == nil {
 			return nil
 		}
 		// decisive is the value that decides alone: false for &&, true
 		// for ||; cel-go returns it even when the other side fails.
 		decisive := c.FunctionName() == "_||_"
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			lv, lok := l(s)
+		return func(env nativeEnv) (bool, bool) {
+			lv, lok := l(env)
 			if lok && lv == decisive {
 				return decisive, true
 			}
-			rv, rok := r(s)
+			rv, rok := r(env)
 			if rok && rv == decisive {
 				return decisive, true
 			}
@@ -131,17 +211,17 @@ func nativeCall(c ast.CallExpr) nativeCond {
 		if len(args) != 2 {
 			return nil
 		}
-		l, r := nativeStringOf(args[0]), nativeStringOf(args[1])
+		l, r := nativeStringOf(args[0], iter), nativeStringOf(args[1], iter)
 		if l == nil || r == nil {
 			return nil
 		}
 		equal := c.FunctionName() == "_==_"
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			lv, ok := l(s)
+		return func(env nativeEnv) (bool, bool) {
+			lv, ok := l(env)
 			if !ok {
 				return false, false
 			}
-			rv, ok := r(s)
+			rv, ok := r(env)
 			if !ok {
 				return false, false
 			}
@@ -151,26 +231,26 @@ func nativeCall(c ast.CallExpr) nativeCond {
 		if len(args) != 2 {
 			return nil
 		}
-		return nativeIn(args[0], args[1])
+		return nativeIn(args[0], args[1], iter)
 	}
 	return nil
 }
 
 // nativeIn compiles elem in list: a string in request.groups, in a list of
 // constant strings, or a key of request.extra.
-func nativeIn(elemExpr, listExpr ast.Expr) nativeCond {
-	elem := nativeStringOf(elemExpr)
+func nativeIn(elemExpr, listExpr ast.Expr, iter string) nativeCond {
+	elem := nativeStringOf(elemExpr, iter)
 	if elem == nil {
 		return nil
 	}
 	switch {
 	case isRequestField(listExpr, "groups"):
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			v, ok := elem(s)
+		return func(env nativeEnv) (bool, bool) {
+			v, ok := elem(env)
 			if !ok {
 				return false, false
 			}
-			for _, g := range s.Groups {
+			for _, g := range env.s.Groups {
 				if g == v {
 					return true, true
 				}
@@ -178,12 +258,12 @@ func nativeIn(elemExpr, listExpr ast.Expr) nativeCond {
 			return false, true
 		}
 	case isRequestField(listExpr, "extra"):
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			v, ok := elem(s)
+		return func(env nativeEnv) (bool, bool) {
+			v, ok := elem(env)
 			if !ok {
 				return false, false
 			}
-			_, found := s.Extra[v]
+			_, found := env.s.Extra[v]
 			return found, true
 		}
 	case listExpr.Kind() == ast.ListKind:
@@ -202,8 +282,8 @@ func nativeIn(elemExpr, listExpr ast.Expr) nativeCond {
 			}
 			consts = append(consts, string(str))
 		}
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			v, ok := elem(s)
+		return func(env nativeEnv) (bool, bool) {
+			v, ok := elem(env)
 			if !ok {
 				return false, false
 			}
@@ -224,28 +304,28 @@ func nativePresence(sel ast.SelectExpr) nativeCond {
 	if isRequest(operand) {
 		switch field {
 		case "resourceAttributes":
-			return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-				return s.ResourceAttributes != nil, true
+			return func(env nativeEnv) (bool, bool) {
+				return env.s.ResourceAttributes != nil, true
 			}
 		case "nonResourceAttributes":
-			return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-				return s.NonResourceAttributes != nil, true
+			return func(env nativeEnv) (bool, bool) {
+				return env.s.NonResourceAttributes != nil, true
 			}
 		case "user", "groups", "extra", "uid":
 			// Always in kube-apiserver's request.
-			return func(*authorizationv1.SubjectAccessReviewSpec) (bool, bool) { return true, true }
+			return func(nativeEnv) (bool, bool) { return true, true }
 		}
 		return nil
 	}
 	switch {
 	case isRequestField(operand, "resourceAttributes") && resourceString(field) != nil:
 		// The strings are always there; the selectors are left to cel-go.
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			return s.ResourceAttributes != nil, s.ResourceAttributes != nil
+		return func(env nativeEnv) (bool, bool) {
+			return env.s.ResourceAttributes != nil, env.s.ResourceAttributes != nil
 		}
 	case isRequestField(operand, "nonResourceAttributes") && (field == "path" || field == "verb"):
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (bool, bool) {
-			return s.NonResourceAttributes != nil, s.NonResourceAttributes != nil
+		return func(env nativeEnv) (bool, bool) {
+			return env.s.NonResourceAttributes != nil, env.s.NonResourceAttributes != nil
 		}
 	}
 	return nil
@@ -253,12 +333,17 @@ func nativePresence(sel ast.SelectExpr) nativeCond {
 
 // nativeStringOf compiles a string constant or a string field of the
 // request.
-func nativeStringOf(e ast.Expr) nativeString {
+func nativeStringOf(e ast.Expr, iter string) nativeString {
 	switch e.Kind() {
 	case ast.LiteralKind:
 		if str, ok := e.AsLiteral().(types.String); ok {
 			v := string(str)
-			return func(*authorizationv1.SubjectAccessReviewSpec) (string, bool) { return v, true }
+			return func(nativeEnv) (string, bool) { return v, true }
+		}
+		return nil
+	case ast.IdentKind:
+		if iter != "" && e.AsIdent() == iter {
+			return func(env nativeEnv) (string, bool) { return env.elem, true }
 		}
 		return nil
 	case ast.SelectKind:
@@ -274,20 +359,20 @@ func nativeStringOf(e ast.Expr) nativeString {
 	case isRequest(operand):
 		switch field {
 		case "user":
-			return func(s *authorizationv1.SubjectAccessReviewSpec) (string, bool) { return s.User, true }
+			return func(env nativeEnv) (string, bool) { return env.s.User, true }
 		case "uid":
-			return func(s *authorizationv1.SubjectAccessReviewSpec) (string, bool) { return string(s.UID), true }
+			return func(env nativeEnv) (string, bool) { return string(env.s.UID), true }
 		}
 	case isRequestField(operand, "resourceAttributes"):
 		read := resourceString(field)
 		if read == nil {
 			return nil
 		}
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (string, bool) {
-			if s.ResourceAttributes == nil {
+		return func(env nativeEnv) (string, bool) {
+			if env.s.ResourceAttributes == nil {
 				return "", false
 			}
-			return read(s.ResourceAttributes), true
+			return read(env.s.ResourceAttributes), true
 		}
 	case isRequestField(operand, "nonResourceAttributes"):
 		var read func(*authorizationv1.NonResourceAttributes) string
@@ -299,11 +384,11 @@ func nativeStringOf(e ast.Expr) nativeString {
 		default:
 			return nil
 		}
-		return func(s *authorizationv1.SubjectAccessReviewSpec) (string, bool) {
-			if s.NonResourceAttributes == nil {
+		return func(env nativeEnv) (string, bool) {
+			if env.s.NonResourceAttributes == nil {
 				return "", false
 			}
-			return read(s.NonResourceAttributes), true
+			return read(env.s.NonResourceAttributes), true
 		}
 	}
 	return nil
