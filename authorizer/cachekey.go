@@ -35,16 +35,50 @@ func cacheable(a *Attributes) bool {
 	return size < attributeSizeLimit
 }
 
+// appendCacheKey appends a's key. It first writes every string as it is,
+// then checks the whole key for a byte outside ASCII in one pass: if there
+// is none, every string was ASCII (so valid UTF-8, written as the exact
+// path writes it), every length was below 128 and no nil list was marked,
+// and the key is the exact one. Otherwise the key is written again by the
+// exact path, which checks each string. Requests are nearly always ASCII:
+// one pass over the key replaces a UTF-8 check per string.
 func appendCacheKey(dst []byte, a *Attributes) []byte {
+	start := len(dst)
+	dst = appendCacheKeyOf(dst, a, false)
+	if isASCII(dst[start:]) {
+		return dst
+	}
+	return appendCacheKeyOf(dst[:start], a, true)
+}
+
+// isASCII reports whether b has no byte of 0x80 or above.
+func isASCII(b []byte) bool {
+	for len(b) >= 8 {
+		if binary.LittleEndian.Uint64(b)&0x8080808080808080 != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// appendCacheKeyOf writes a's key; exact checks each string's UTF-8, which
+// only a key of ASCII strings may skip (see appendCacheKey).
+func appendCacheKeyOf(dst []byte, a *Attributes, exact bool) []byte {
 	if a.ResourceRequest {
 		dst = append(dst, keyResource)
-		dst = appendKeyString(dst, a.Namespace)
-		dst = appendKeyString(dst, a.Verb)
-		dst = appendKeyString(dst, a.APIGroup)
-		dst = appendKeyString(dst, a.APIVersion)
-		dst = appendKeyString(dst, a.Resource)
-		dst = appendKeyString(dst, a.Subresource)
-		dst = appendKeyString(dst, a.Name)
+		dst = appendKeyString(exact, dst, a.Namespace)
+		dst = appendKeyString(exact, dst, a.Verb)
+		dst = appendKeyString(exact, dst, a.APIGroup)
+		dst = appendKeyString(exact, dst, a.APIVersion)
+		dst = appendKeyString(exact, dst, a.Resource)
+		dst = appendKeyString(exact, dst, a.Subresource)
+		dst = appendKeyString(exact, dst, a.Name)
 		n := 0
 		for _, r := range a.FieldSelector {
 			if _, ok := fieldOperator(r.Operator); ok {
@@ -54,9 +88,9 @@ func appendCacheKey(dst []byte, a *Attributes) []byte {
 		dst = binary.AppendUvarint(dst, uint64(n))
 		for _, r := range a.FieldSelector {
 			if op, ok := fieldOperator(r.Operator); ok {
-				dst = appendKeyString(dst, r.Field)
+				dst = appendKeyString(exact, dst, r.Field)
 				dst = append(dst, op[0]) // "In" or "NotIn"
-				dst = appendKeyString(dst, r.Value)
+				dst = appendKeyString(exact, dst, r.Value)
 			}
 		}
 		n = 0
@@ -68,30 +102,30 @@ func appendCacheKey(dst []byte, a *Attributes) []byte {
 		dst = binary.AppendUvarint(dst, uint64(n))
 		for _, r := range a.LabelSelector {
 			if op, ok := labelOperator(r.Operator); ok {
-				dst = appendKeyString(dst, r.Key)
+				dst = appendKeyString(exact, dst, r.Key)
 				dst = append(dst, op[0]) // In, NotIn, Exists, DoesNotExist
-				dst = appendKeyList(dst, r.Values)
+				dst = appendKeyList(exact, dst, r.Values)
 			}
 		}
 	} else {
 		dst = append(dst, keyNonResource)
-		dst = appendKeyString(dst, a.Path)
-		dst = appendKeyString(dst, a.Verb)
+		dst = appendKeyString(exact, dst, a.Path)
+		dst = appendKeyString(exact, dst, a.Verb)
 	}
 	u := a.User
 	if u == nil {
 		return append(dst, 0, 0, 0, 0) // name, uid, groups, extra: all empty
 	}
-	dst = appendKeyString(dst, u.Name)
-	dst = appendKeyString(dst, u.UID)
-	dst = appendKeyList(dst, u.Groups)
+	dst = appendKeyString(exact, dst, u.Name)
+	dst = appendKeyString(exact, dst, u.UID)
+	dst = appendKeyList(exact, dst, u.Groups)
 	dst = binary.AppendUvarint(dst, uint64(len(u.Extra)))
 	if len(u.Extra) == 0 {
 		return dst
 	}
 	if len(u.Extra) == 1 {
 		for k, v := range u.Extra {
-			return appendExtraEntry(appendKeyString(dst, k), v)
+			return appendExtraEntry(exact, appendKeyString(exact, dst, k), v)
 		}
 	}
 	// encoding/json writes map keys sorted by their bytes; sort the same way
@@ -104,33 +138,33 @@ func appendCacheKey(dst []byte, a *Attributes) []byte {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		dst = appendExtraEntry(appendKeyString(dst, k), u.Extra[k])
+		dst = appendExtraEntry(exact, appendKeyString(exact, dst, k), u.Extra[k])
 	}
 	return dst
 }
 
 // appendExtraEntry appends an extra value, telling nil ("null" in JSON) from
 // empty ("[]").
-func appendExtraEntry(dst []byte, v []string) []byte {
+func appendExtraEntry(exact bool, dst []byte, v []string) []byte {
 	if v == nil {
 		return append(dst, keyNilList)
 	}
-	return appendKeyList(append(dst, 0), v)
+	return appendKeyList(exact, append(dst, 0), v)
 }
 
-func appendKeyList(dst []byte, list []string) []byte {
+func appendKeyList(exact bool, dst []byte, list []string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(list)))
 	for _, s := range list {
-		dst = appendKeyString(dst, s)
+		dst = appendKeyString(exact, dst, s)
 	}
 	return dst
 }
 
-// appendKeyString appends s with its length, invalid UTF-8 bytes replaced by
-// 0xFF.
-func appendKeyString(dst []byte, s string) []byte {
+// appendKeyString appends s with its length; exact replaces invalid UTF-8
+// bytes by 0xFF, otherwise s is written as it is.
+func appendKeyString(exact bool, dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
-	if utf8.ValidString(s) {
+	if !exact || utf8.ValidString(s) {
 		return append(dst, s...)
 	}
 	for i := 0; i < len(s); {

@@ -121,6 +121,45 @@ func FuzzCacheKey(f *testing.F) {
 	})
 }
 
+// FuzzCacheKeyASCIIPath: the key written without UTF-8 checks when the
+// whole key is ASCII is the key of the exact path, whatever the strings
+// (invalid UTF-8, lengths of 128 and more, nil extra values).
+func FuzzCacheKeyASCIIPath(f *testing.F) {
+	f.Add("jane", "a", "b", "k", "v", "ns", true, false, uint8(0), uint8(0))
+	f.Add("ja\xffne", "", "\xfe", "\xff", "", "", false, true, uint8(3), uint8(1))
+	f.Add("jane", "system:authenticated", "é", "scopes", "a b", "kube-system", true, false, uint8(2), uint8(130))
+	f.Fuzz(func(t *testing.T, name, g1, g2, ek, ev, ns string, resource, nilExtra bool, op, repeat uint8) {
+		ops := []selection.Operator{selection.Equals, selection.In, selection.NotIn, selection.Exists, selection.DoesNotExist, selection.GreaterThan}
+		a := &Attributes{User: &User{Name: name, UID: strings.Repeat(g1, int(repeat)), Groups: []string{g1, g2}},
+			Verb: "get", ResourceRequest: resource, Namespace: ns, Path: ev, Name: strings.Repeat(ns, int(repeat))}
+		switch {
+		case nilExtra:
+			a.User.Extra = map[string][]string{ek: nil, ev: {g2}}
+		case op%2 == 0:
+			a.User.Extra = map[string][]string{ek: {ev}}
+		}
+		a.LabelSelector = []LabelRequirement{{Key: g2, Operator: ops[int(op)%len(ops)], Values: strings.Fields(ev)}}
+		a.FieldSelector = []FieldRequirement{{Field: ek, Operator: ops[int(op/2)%len(ops)], Value: g1}}
+		got := appendCacheKey([]byte("prefix"), a)
+		want := appendCacheKeyOf([]byte("prefix"), a, true)
+		if string(got) != string(want) {
+			t.Fatalf("key %q, exact key %q", got, want)
+		}
+	})
+}
+
+func TestIsASCII(t *testing.T) {
+	for n := range 20 {
+		b := []byte(strings.Repeat("a", n))
+		assert.True(t, isASCII(b))
+		for i := range n {
+			c := append([]byte(nil), b...)
+			c[i] = 0x80
+			assert.False(t, isASCII(c), "%d of %d", i, n)
+		}
+	}
+}
+
 func TestCacheable(t *testing.T) {
 	n := func(k int) string { return strings.Repeat("x", k) }
 	tests := []struct {

@@ -23,6 +23,8 @@ type reviewStatus struct {
 // a full cache evicts the least recently used entry, live or not.
 type decisionCache struct {
 	now func() int64 // nanoseconds on the cache's own time line
+	// at places a reading of the same clock on that time line.
+	at  func(time.Time) int64
 	max int
 
 	mu      sync.Mutex
@@ -47,15 +49,30 @@ func newDecisionCache(clk clock.PassiveClock, size int) *decisionCache {
 		// time.Now readings are.
 		base := time.Now()
 		c.now = func() int64 { return int64(time.Since(base)) }
+		c.at = func(t time.Time) int64 { return int64(t.Sub(base)) }
 	} else {
 		c.now = func() int64 { return clk.Now().UnixNano() }
+		c.at = func(t time.Time) int64 { return t.UnixNano() }
 	}
 	return c
 }
 
+// instant is the cache's time of a reading of its clock taken just before,
+// or, for a zero reading, of a new one: a decision reads the clock once.
+func (c *decisionCache) instant(t time.Time) int64 {
+	if t.IsZero() {
+		return c.now()
+	}
+	return c.at(t)
+}
+
 // get looks key up; the conversion in the map index does not allocate.
 func (c *decisionCache) get(key []byte) (reviewStatus, bool) {
-	now := c.now()
+	return c.getAt(key, c.now())
+}
+
+// getAt is get at the instant now.
+func (c *decisionCache) getAt(key []byte, now int64) (reviewStatus, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.entries[string(key)]
@@ -72,7 +89,12 @@ func (c *decisionCache) get(key []byte) (reviewStatus, bool) {
 }
 
 func (c *decisionCache) add(key []byte, s reviewStatus, ttl time.Duration) {
-	expires := c.now() + int64(ttl)
+	c.addAt(key, s, ttl, c.now())
+}
+
+// addAt is add at the instant now.
+func (c *decisionCache) addAt(key []byte, s reviewStatus, ttl time.Duration, now int64) {
+	expires := now + int64(ttl)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.entries[string(key)]; ok {

@@ -40,13 +40,10 @@ type matchResult struct {
 	expression string
 }
 
-func (w *Webhook) match(ctx context.Context, a *Attributes, sc *scratch, explain bool) (matchResult, error) {
+// explainMatch evaluates the match conditions for Explain (Authorize
+// calls the matcher itself).
+func (w *Webhook) explainMatch(ctx context.Context, a *Attributes, sc *scratch) (matchResult, error) {
 	spec := specOf(a, &sc.spec)
-	if !explain {
-		ok, err := w.matcher.Match(ctx, spec)
-		sc.spec = specScratch{} // keep nothing of the caller's request
-		return matchResult{matched: ok, index: -1}, err
-	}
 	ok, results, err := w.matcher.Explain(ctx, spec)
 	sc.spec = specScratch{}
 	res := matchResult{matched: ok, index: -1}

@@ -338,16 +338,16 @@ func specOf(a *Attributes, into *specScratch) *authorizationv1.SubjectAccessRevi
 		}
 	}
 	if a.ResourceRequest {
+		// Field by field: into was cleared above, and a composite literal
+		// would be built aside and copied whole.
 		ra := &into.resource
-		*ra = authorizationv1.ResourceAttributes{
-			Namespace:   a.Namespace,
-			Verb:        a.Verb,
-			Group:       a.APIGroup,
-			Version:     a.APIVersion,
-			Resource:    a.Resource,
-			Subresource: a.Subresource,
-			Name:        a.Name,
-		}
+		ra.Namespace = a.Namespace
+		ra.Verb = a.Verb
+		ra.Group = a.APIGroup
+		ra.Version = a.APIVersion
+		ra.Resource = a.Resource
+		ra.Subresource = a.Subresource
+		ra.Name = a.Name
 		if hasFieldRequirements(a.FieldSelector) {
 			fs := &authorizationv1.FieldSelectorAttributes{}
 			for _, r := range a.FieldSelector {

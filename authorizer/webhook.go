@@ -290,19 +290,31 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 	}
 	defer w.buffers.Put(sc)
 
-	if w.matcher != nil {
-		res, err := w.match(ctx, a, sc, t != nil)
-		if t != nil {
-			t.ConditionIndex, t.Condition = res.index, res.expression
-			switch {
-			case err != nil:
-				t.MatchConditions = MatchError
-				t.FailurePolicy = true
-			case !res.matched:
-				t.MatchConditions = MatchExcluded
-			default:
-				t.MatchConditions = MatchAll
-			}
+	// now is the clock reading of the decision when one was taken: the
+	// cache's lookup, and on a miss its store, use the reading that ended
+	// the last timing before them rather than reading the clock again.
+	var now time.Time
+	if w.matcher != nil && t == nil {
+		matched, end, err := w.matcher.MatchTimed(ctx, specOf(a, &sc.spec))
+		sc.spec = specScratch{} // keep nothing of the caller's request
+		if err != nil {
+			return w.decisionOnError, "", err
+		}
+		if !matched {
+			return DecisionNoOpinion, "", nil
+		}
+		now = end
+	} else if w.matcher != nil {
+		res, err := w.explainMatch(ctx, a, sc)
+		t.ConditionIndex, t.Condition = res.index, res.expression
+		switch {
+		case err != nil:
+			t.MatchConditions = MatchError
+			t.FailurePolicy = true
+		case !res.matched:
+			t.MatchConditions = MatchExcluded
+		default:
+			t.MatchConditions = MatchAll
 		}
 		if err != nil {
 			return w.decisionOnError, "", err
@@ -314,7 +326,7 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 
 	if w.cache != nil {
 		sc.key = appendCacheKey(sc.key[:0], a)
-		if st, ok := w.cache.get(sc.key); ok {
+		if st, ok := w.cache.getAt(sc.key, w.cache.instant(now)); ok {
 			if t != nil {
 				t.Cache = CacheHit
 			}
@@ -326,7 +338,7 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 	}
 
 	sc.body = appendSAR(sc.body[:0], a, w.v1beta1)
-	st, err := w.review(ctx, sc.body, t)
+	st, end, err := w.review(ctx, sc.body, t)
 	if err != nil {
 		if t != nil {
 			t.FailurePolicy = true
@@ -341,7 +353,7 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 		// kube-apiserver also stores answers with a TTL of 0, expired at
 		// once; storing nothing is the same but never evicts a live entry.
 		if ttl > 0 {
-			w.cache.add(sc.key, st, ttl)
+			w.cache.addAt(sc.key, st, ttl, w.cache.instant(end))
 		}
 	}
 	return st.decision()
@@ -363,8 +375,9 @@ func (s reviewStatus) decision() (Decision, string, error) {
 	return DecisionNoOpinion, s.reason, nil
 }
 
-// review calls the webhook with retries, recording each call.
-func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (reviewStatus, error) {
+// review calls the webhook with retries, recording each call; end is the
+// clock reading that ended the timing of the call that answered.
+func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (status reviewStatus, end time.Time, err error) {
 	b := w.backoff
 	var (
 		lastErr    error
@@ -378,7 +391,7 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (revi
 		}
 		start := w.clock.Now()
 		out := w.call(ctx, body)
-		elapsed := w.clock.Since(start)
+		end, elapsed := w.since(start)
 		result := attemptResult(ctx, out.err, out.statusCode)
 		w.evaluations[result].Add(1)
 		w.durations[result].Observe(elapsed.Seconds())
@@ -389,7 +402,7 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (revi
 		}
 		lastErr, lastResult = out.err, result
 		if out.err == nil {
-			return out.status, nil
+			return out.status, end, nil
 		}
 		if !shouldRetry(out.err) {
 			break
@@ -406,7 +419,7 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (revi
 			stopErr = errors.New("timed out waiting for the condition")
 		}
 	}
-	err := lastErr
+	err = lastErr
 	if err == nil {
 		err = fmt.Errorf("webhook call failed: %s", stopErr.Error())
 	}
@@ -415,7 +428,19 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (revi
 			s.Add(1)
 		}
 	}
-	return reviewStatus{}, err
+	return reviewStatus{}, time.Time{}, err
+}
+
+// since is the time since start on the webhook's clock, and the reading it
+// was measured at: one read of the real clock; a caller's clock answers
+// Since itself, as it always has, and end is then zero (the cache reads the
+// clock).
+func (w *Webhook) since(start time.Time) (end time.Time, elapsed time.Duration) {
+	if isRealClock(w.clock) {
+		end = time.Now()
+		return end, end.Sub(start)
+	}
+	return time.Time{}, w.clock.Since(start)
 }
 
 // healthCheckAttributes is the request a health check asks about.

@@ -2,6 +2,7 @@ package authorizer
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -517,4 +518,68 @@ func TestWebhookDifferencesFromKubeAPIServer(t *testing.T) {
 		assert.Equal(t, DecisionDeny, d)
 		assert.EqualError(t, err, "the webhook's response is larger than 4194304 bytes")
 	})
+}
+
+// On the real clock a decision reads it once: the cache takes the reading
+// that ended the match conditions' timing (or the call's, on a miss).
+// Lookups and stores on those readings expire entries as before.
+func TestWebhookCacheOnTheRealClockReadings(t *testing.T) {
+	for _, instrumented := range []bool{false, true} {
+		t.Run(fmt.Sprint("metrics=", instrumented), func(t *testing.T) {
+			srv, kc := fakeWebhook(t, authorizertest.Options{})
+			opts := WebhookOptions{AuthorizedTTL: time.Hour, UnauthorizedTTL: time.Nanosecond, MatchConditions: []string{"request.user != 'mallory'"}}
+			if instrumented {
+				opts.Metrics = metrics.NewMemory()
+			}
+			w := newTestWebhook(t, kc, opts)
+			ctx := context.Background()
+			requests := func() int { n := len(srv.Requests()); srv.ResetRequests(); return n }
+
+			srv.SetDecide(authorizertest.Always(status(true, false, "yes")))
+			for range 3 {
+				d, _, err := w.Authorize(ctx, podGet("alice"))
+				require.NoError(t, err)
+				assert.Equal(t, DecisionAllow, d)
+			}
+			assert.Equal(t, 1, requests(), "allowed for an hour: cached")
+
+			srv.SetDecide(authorizertest.Always(status(false, false, "")))
+			for range 3 {
+				_, _, err := w.Authorize(ctx, podGet("bob"))
+				require.NoError(t, err)
+			}
+			assert.Equal(t, 3, requests(), "no opinion for a nanosecond: expired by the next request")
+
+			d, _, err := w.Authorize(ctx, podGet("mallory"))
+			require.NoError(t, err)
+			assert.Equal(t, DecisionNoOpinion, d, "excluded by the match conditions")
+			assert.Equal(t, 0, requests())
+		})
+	}
+}
+
+// A cached decision and a request excluded by match conditions of the
+// native shapes allocate nothing.
+func TestWebhookHotPathsDoNotAllocate(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector's sync.Pool drops items")
+	}
+	srv, kc := fakeWebhook(t, authorizertest.Options{})
+	srv.SetDecide(authorizertest.Always(status(false, true, "kube-system is protected")))
+	w := newTestWebhook(t, kc, WebhookOptions{AuthorizedTTL: time.Hour, UnauthorizedTTL: time.Hour, MatchConditions: []string{
+		"has(request.resourceAttributes)",
+		"request.resourceAttributes.namespace == 'kube-system'",
+		"!('system:serviceaccounts:kube-system' in request.groups)",
+	}})
+	ctx := context.Background()
+	cached, excluded := podGet("jane", "devs"), podGet("jane", "devs")
+	cached.Namespace = "kube-system"
+	d, _, err := w.Authorize(ctx, cached)
+	require.NoError(t, err)
+	require.Equal(t, DecisionDeny, d)
+	for _, a := range []*Attributes{cached, excluded} {
+		allocs := testing.AllocsPerRun(100, func() { _, _, _ = w.Authorize(ctx, a) })
+		assert.Zero(t, allocs, a.Namespace)
+	}
+	assert.Len(t, srv.Requests(), 1)
 }

@@ -101,6 +101,7 @@ func (c *AuthorizationCompiler) Compile(expressions []string, fldPath *field.Pat
 	var errs field.ErrorList
 	m := &AuthorizationMatcher{conditions: make([]*compiledCondition, 0, len(expressions))}
 	seen := make(map[string]struct{}, len(expressions))
+	allNative := true
 	for i, expr := range expressions {
 		path := fldPath.Index(i).Child("expression")
 		if strings.TrimSpace(expr) == "" {
@@ -122,11 +123,13 @@ func (c *AuthorizationCompiler) Compile(expressions []string, fldPath *field.Pat
 		m.uses.field = m.uses.field || cond.uses.field
 		m.uses.label = m.uses.label || cond.uses.label
 		m.anyFast = m.anyFast || cond.fast != nil
+		allNative = allNative && cond.native != nil
 	}
 	if len(errs) > 0 {
 		return nil, errs
 	}
 	m.activations = c.activations
+	m.allNative = allNative && len(m.conditions) > 0
 	return m, nil
 }
 
@@ -147,13 +150,17 @@ func (c *AuthorizationCompiler) compile(expr string, path *field.Path) (*compile
 	if err != nil {
 		return nil, field.InternalError(path, errors.New("program instantiation failed: "+err.Error()))
 	}
-	return &compiledCondition{
+	cond := &compiledCondition{
 		expression: expr,
 		uses:       scanSelectors(checked.NativeRep().Expr()),
 		loops:      hasComprehension(checked.NativeRep().Expr()),
 		fast:       e.planner.plan(checked),
 		tracked:    tracked,
-	}, nil
+	}
+	if cond.fast != nil {
+		cond.native = compileNative(checked.NativeRep().Expr())
+	}
+	return cond, nil
 }
 
 // check parses and checks expr in the smallest environment that checks it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
@@ -20,8 +21,11 @@ import (
 // matcher has no conditions and always matches, as a webhook without
 // matchConditions.
 type AuthorizationMatcher struct {
-	conditions  []*compiledCondition
-	anyFast     bool
+	conditions []*compiledCondition
+	anyFast    bool
+	// allNative tells that every condition is native: Match then needs no
+	// activation unless one of them cannot decide.
+	allNative   bool
 	uses        selectorUse
 	activations *sync.Pool // of *authzActivation, shared by the compiler's matchers
 
@@ -103,7 +107,18 @@ type ConditionResult struct {
 // A cancelled ctx stops any comprehension within 100 iterations
 // ("operation interrupted: context canceled").
 func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, error) {
-	return m.match(ctx, spec, nil)
+	return m.match(ctx, spec, nil, nil)
+}
+
+// MatchTimed is Match that also returns the reading of the matcher's clock
+// that ended the timing of the evaluation, when the matcher records metrics
+// (see WithOptions); otherwise it is zero. A caller that needs the time
+// right after matching (an authorizer checking its decision cache) takes it
+// from there rather than reading the clock again.
+func (m *AuthorizationMatcher) MatchTimed(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, time.Time, error) {
+	var end time.Time
+	ok, err := m.match(ctx, spec, nil, &end)
+	return ok, end, err
 }
 
 // Explain is Match that also reports, in order, each condition it evaluated:
@@ -111,7 +126,7 @@ func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.
 // Match does not pay for this.
 func (m *AuthorizationMatcher) Explain(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, []ConditionResult, error) {
 	var trace []ConditionResult
-	ok, err := m.match(ctx, spec, &trace)
+	ok, err := m.match(ctx, spec, &trace, nil)
 	return ok, trace, err
 }
 
@@ -134,7 +149,9 @@ func (a *authzActivation) Parent() interpreter.Activation { return nil }
 // errNilSpec is returned for a nil spec, which kube-apiserver never builds.
 var errNilSpec = errors.New("matchcond: nil SubjectAccessReviewSpec")
 
-func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, trace *[]ConditionResult) (matched bool, err error) {
+// match evaluates the conditions; end, if set, receives the clock reading
+// that ended the timing of an instrumented matcher.
+func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, trace *[]ConditionResult, end *time.Time) (matched bool, err error) {
 	if m == nil || len(m.conditions) == 0 {
 		return true, nil
 	}
@@ -145,11 +162,19 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 	if m.instrumented {
 		start := m.clock.Now()
 		defer func() {
-			m.seconds.Observe(m.clock.Since(start).Seconds())
+			m.seconds.Observe(m.elapsed(start, end).Seconds())
 			if len(failed) > 0 {
 				m.failures.Add(1)
 			}
 		}()
+	}
+	if m.allNative && trace == nil && specWithinSizeBound(spec, m.uses) {
+		if matched, ok := m.matchNative(ctx, spec); ok {
+			if !matched && m.instrumented {
+				m.exclusions.Add(1)
+			}
+			return matched, nil
+		}
 	}
 	act := m.activations.Get().(*authzActivation)
 	act.request.reset(spec, m.uses)
@@ -158,6 +183,9 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 		m.activations.Put(act)
 	}()
 	ev := evaluation{ctx: ctx, act: act, fast: m.anyFast && trace == nil && act.request.withinSizeBound()}
+	if ev.fast {
+		ev.spec = spec
+	}
 	defer ev.close()
 	for _, c := range m.conditions {
 		r := ev.eval(c, trace != nil)
@@ -195,4 +223,42 @@ func authzResult(expr string, r evalResult) (bool, error) {
 		return false, fmt.Errorf("cel evaluation error: expression '%v' eval result value should be bool but got %v", expr, r.val.Value())
 	}
 	return b, nil
+}
+
+// matchNative evaluates conditions that are all native; ok is false when
+// one of them cannot decide before a false one does, and cel-go must
+// evaluate them all.
+func (m *AuthorizationMatcher) matchNative(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (matched, ok bool) {
+	for _, c := range m.conditions {
+		if c.loops && ctx.Err() != nil {
+			return false, false // cel-go's comprehensions may see the cancellation
+		}
+		v, ok := c.native(nativeEnv{s: spec})
+		if !ok {
+			return false, false
+		}
+		if !v {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// elapsed is the time since start on the matcher's clock; end, if set,
+// receives the reading. The real clock is read once for both; a caller's
+// clock answers Since itself, as it always has, and is read again for end.
+func (m *AuthorizationMatcher) elapsed(start time.Time, end *time.Time) time.Duration {
+	switch m.clock.(type) {
+	case clock.RealClock, *clock.RealClock:
+		now := time.Now()
+		if end != nil {
+			*end = now
+		}
+		return now.Sub(start)
+	}
+	d := m.clock.Since(start)
+	if end != nil {
+		*end = m.clock.Now()
+	}
+	return d
 }

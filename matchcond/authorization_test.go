@@ -358,3 +358,18 @@ func TestAuthorizationConcurrentCompile(t *testing.T) {
 	defer c.envs.mu.Unlock()
 	assert.Len(t, c.envs.byKey, 5, "the standard environment and one for each other set of libraries")
 }
+
+func TestAuthorizationMatchTimed(t *testing.T) {
+	clk := testingclock.NewFakePassiveClock(time.Unix(100, 0))
+	m := compile(t, "request.user == 'jane'")
+	ok, end, err := m.MatchTimed(context.Background(), healthz)
+	assert.NoError(t, err)
+	assert.False(t, ok)
+	assert.True(t, end.IsZero(), "no metrics: the clock is not read")
+
+	m = m.WithOptions(AuthorizationMatcherOptions{Metrics: metrics.NewMemory(), Clock: clk})
+	ok, end, err = m.MatchTimed(context.Background(), &authorizationv1.SubjectAccessReviewSpec{User: "jane"})
+	assert.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, time.Unix(100, 0), end)
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
+	authorizationv1 "k8s.io/api/authorization/v1"
 
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
@@ -22,14 +24,19 @@ type compiledCondition struct {
 	// fast is the untracked plan (see fastpath.go); nil when the condition
 	// must always be tracked.
 	fast interpreter.InterpretableV2
+	// native is the condition compiled to Go (see native.go), used where
+	// fast is; nil when the condition is not of the native shapes.
+	native nativeCond
 	// tracked is the program with kube-apiserver's cost tracking.
 	tracked *icel.Program
 }
 
 // evaluation is the state of the conditions of one call.
 type evaluation struct {
-	ctx  context.Context
-	act  interpreter.Activation
+	ctx context.Context
+	act interpreter.Activation
+	// spec is the request of native conditions; nil: none is evaluated.
+	spec *authorizationv1.SubjectAccessReviewSpec
 	fast bool // the request is within the fast path's size bound
 	// frame is the frame of the untracked plans, created on first use.
 	frame        *interpreter.ExecutionFrame
@@ -46,6 +53,13 @@ func (e *evaluation) close() {
 // eval evaluates c. Traced evaluations are always tracked, to report their
 // cost.
 func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
+	// A comprehension of cel-go may see a cancelled context; a native one
+	// does not look.
+	if e.fast && !traced && c.native != nil && e.spec != nil && (!c.loops || e.ctx.Err() == nil) {
+		if v, ok := c.native(nativeEnv{s: e.spec}); ok {
+			return evalResult{val: types.Bool(v)}
+		}
+	}
 	if e.fast && !traced && c.fast != nil {
 		if e.frame == nil {
 			f, err := interpreter.NewExecutionFrame(e.act)

@@ -276,7 +276,12 @@ func sarDecl(adapter types.Adapter) *admissioncel.Decl {
 // that an expression can see has at most sizeBound elements (bytes for
 // strings), so that the fast path's cost proofs hold.
 func (v *sarValue) withinSizeBound() bool {
-	s := v.spec
+	return specWithinSizeBound(v.spec, selectorUse{field: v.res.withFieldSelector, label: v.res.withLabelSelector})
+}
+
+// specWithinSizeBound is withinSizeBound of a spec, for conditions that use
+// the selectors uses tells.
+func specWithinSizeBound(s *authorizationv1.SubjectAccessReviewSpec, uses selectorUse) bool {
 	if !small(s.User, string(s.UID)) || !smallStrings(s.Groups) || len(s.Extra) > sizeBound {
 		return false
 	}
@@ -295,7 +300,7 @@ func (v *sarValue) withinSizeBound() bool {
 	if !small(a.Namespace, a.Verb, a.Group, a.Version, a.Resource, a.Subresource, a.Name) {
 		return false
 	}
-	if fs := a.FieldSelector; v.res.withFieldSelector && fs != nil {
+	if fs := a.FieldSelector; uses.field && fs != nil {
 		if !small(fs.RawSelector) || len(fs.Requirements) > sizeBound {
 			return false
 		}
@@ -305,7 +310,7 @@ func (v *sarValue) withinSizeBound() bool {
 			}
 		}
 	}
-	if ls := a.LabelSelector; v.res.withLabelSelector && ls != nil {
+	if ls := a.LabelSelector; uses.label && ls != nil {
 		if !small(ls.RawSelector) || len(ls.Requirements) > sizeBound {
 			return false
 		}
