@@ -55,6 +55,9 @@ type admitObject struct {
 	// Warnings and AuditAnnotations are the request's.
 	Warnings         []string          `json:"warnings,omitempty"`
 	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
+	// RequestAuditAnnotations are those of audit level Request (the
+	// mutating webhooks' patches).
+	RequestAuditAnnotations map[string]string `json:"requestAuditAnnotations,omitempty"`
 	// Trace is each plugin's trace, as text.
 	Trace string `json:"trace"`
 	diff  string
@@ -62,6 +65,11 @@ type admitObject struct {
 
 type admitInputs struct {
 	policies, params, crds, namespaces, old, objects []string
+	// webhooks are files of webhook configurations; answers the file of
+	// scripted answers; callWebhooks calls the real endpoints instead.
+	webhooks     []string
+	answers      string
+	callWebhooks bool
 	operation                                        admissionv1.Operation
 	user                                             string
 	groups                                           []string
@@ -91,6 +99,13 @@ exists without labels). --operation is CREATE (default), UPDATE (the old object
 is the one of --old with the same kind, namespace and name, else the object
 itself) or DELETE (the object is the old object).
 
+Webhook configurations (--webhooks, admissionregistration.k8s.io/v1) join the
+chain in kube-apiserver's order (MutatingAdmissionWebhook after the mutating
+policies, ValidatingAdmissionWebhook after the validating ones). They are not
+called: a local server answers for each, from the file of --webhook-answers
+(a webhook it does not name allows everything), unless --call-webhooks calls
+the real endpoints.
+
 Exit status: 0 when every object is admitted, 1 when one is denied or a
 policy is invalid, 2 on a usage or input error.`,
 		Args: cobra.MinimumNArgs(1),
@@ -114,6 +129,9 @@ policy is invalid, 2 on a usage or input error.`,
 	f.StringSliceVar(&in.groups, "groups", []string{"system:authenticated"}, "the requesting user's groups")
 	f.BoolVar(&noDiff, "no-diff", false, "leave the diff out of the text output")
 	f.BoolVar(&in.bindUnbound, "bind-unbound", false, "bind every policy that has no binding to every request (Deny for validating policies)")
+	f.StringSliceVar(&in.webhooks, "webhooks", nil, "files or directories of validating and mutating webhook configurations")
+	f.StringVar(&in.answers, "webhook-answers", "", "a file of scripted answers of the webhooks (webhooks: [{name, answers: [{when, allowed, status, patch, warnings, auditAnnotations}], fail}])")
+	f.BoolVar(&in.callWebhooks, "call-webhooks", false, "call the webhooks' real endpoints instead of answering from --webhook-answers")
 	return cmd
 }
 
@@ -147,15 +165,36 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 	problems = append(problems, p...)
 	schemas, p := a.readCRDs(in.crds)
 	problems = append(problems, p...)
+	webhookDocs, p := a.readDocuments(in.webhooks)
+	problems = append(problems, p...)
+	var answers *admissionAnswers
+	switch {
+	case in.answers != "" && in.callWebhooks:
+		problems = append(problems, "--webhook-answers and --call-webhooks exclude each other")
+	case in.answers != "":
+		var err error
+		if answers, err = readAdmissionAnswers(in.answers); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}}
+	mutatingHooks, validatingHooks, p := readWebhookConfigurations(webhookDocs, &report)
+	problems = append(problems, p...)
 	if len(problems) > 0 {
 		fmt.Fprintln(a.stderr, "gatehouse: "+strings.Join(problems, "\ngatehouse: "))
 		return errInput
 	}
-
-	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}}
 	cfg, err := validConfig(&mapObjs, &vaps, in.bindUnbound, &report)
 	if err != nil {
 		return err
+	}
+	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = mutatingHooks, validatingHooks
+	if len(mutatingHooks)+len(validatingHooks) > 0 && !in.callWebhooks {
+		stop, err := scriptAdmissionWebhooks(mutatingHooks, validatingHooks, answers)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	var paramObjects []runtime.Object
 	for _, d := range paramDocs {
@@ -346,7 +385,7 @@ func (a *app) admitThroughChain(ctx context.Context, chain *admission.Chain, sch
 	}
 	res, trace, err := chain.Explain(ctx, req)
 	out.Trace = traceText(trace)
-	out.Warnings, out.AuditAnnotations = res.Warnings, res.AuditAnnotations
+	out.Warnings, out.AuditAnnotations, out.RequestAuditAnnotations = res.Warnings, res.AuditAnnotations, res.RequestAuditAnnotations
 	if err != nil {
 		out.Error, out.DeniedBy = statusOf(err), trace.DeniedBy
 		return out
@@ -414,6 +453,9 @@ func (r admitReport) text(p *printer, diff bool) {
 		}
 		for _, k := range slices.Sorted(maps.Keys(o.AuditAnnotations)) {
 			p.linef("audit annotation %s: %s", k, o.AuditAnnotations[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(o.RequestAuditAnnotations)) {
+			p.linef("audit annotation (Request level) %s: %s", k, o.RequestAuditAnnotations[k])
 		}
 		if !o.Admitted {
 			p.linef("%s by %s: %s", p.paint(red, "denied"), o.DeniedBy, o.Error.Message)
