@@ -67,13 +67,13 @@ type admitInputs struct {
 	policies, params, crds, namespaces, old, objects []string
 	// webhooks are files of webhook configurations; answers the file of
 	// scripted answers; callWebhooks calls the real endpoints instead.
-	webhooks     []string
-	answers      string
-	callWebhooks bool
-	operation                                        admissionv1.Operation
-	user                                             string
-	groups                                           []string
-	diff, bindUnbound                                bool
+	webhooks          []string
+	answers           string
+	callWebhooks      bool
+	operation         admissionv1.Operation
+	user              string
+	groups            []string
+	diff, bindUnbound bool
 }
 
 func (a *app) admitCommand() *cobra.Command {
