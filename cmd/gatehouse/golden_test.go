@@ -110,6 +110,7 @@ func goldenCases() []goldenCase {
 		{name: "admit-usage-operation", args: []string{"admit", "--operation", "PATCH", "--policies", adm + "/validating.yaml", adm + "/objects.yaml"}, exit: 2},
 		{name: "help-test", args: []string{"test", "--help"}},
 		{name: "test-suites", args: []string{"test", "testdata/test/gatehouse.test.yaml", "testdata/test/kaptest.yaml", "testdata/test/kaptest-v0.1.yaml"}, exit: 1},
+		{name: "test-webhooks", args: []string{"test", "testdata/test/webhooks.test.yaml"}},
 		{name: "test-suites-json", args: []string{"test", "-o", "json", "testdata/test/kaptest.yaml"}, exit: 1},
 		{name: "test-suites-junit", args: []string{"test", "-o", "junit", "testdata/test/gatehouse.test.yaml", "testdata/test/kaptest.yaml"}, exit: 1},
 		{name: "test-junit-elsewhere", args: []string{"admit", "-o", "junit", "--policies", adm + "/validating.yaml", adm + "/objects.yaml"}, exit: 2},

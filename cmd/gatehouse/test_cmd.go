@@ -42,8 +42,12 @@ type testSuite struct {
 	Namespaces []string `json:"namespaces,omitempty"`
 	// BindUnbound binds each policy without a binding (Deny for validating
 	// policies), as admit --bind-unbound.
-	BindUnbound bool       `json:"bindUnbound,omitempty"`
-	Cases       []testCase `json:"cases"`
+	BindUnbound bool `json:"bindUnbound,omitempty"`
+	// Webhooks are files of webhook configurations, answered from the file
+	// WebhookAnswers as admit --webhook-answers answers them.
+	Webhooks       []string   `json:"webhooks,omitempty"`
+	WebhookAnswers string     `json:"webhookAnswers,omitempty"`
+	Cases          []testCase `json:"cases"`
 }
 
 // testCase is one request and what it must give.
@@ -277,6 +281,46 @@ type testWorld struct {
 	params     []document
 	namespaces []document
 	schemas    *mutation.Schemas
+	// The webhooks, pointed at the scripted server that stop stops.
+	mutatingHooks   []*admissionregistrationv1.MutatingWebhookConfiguration
+	validatingHooks []*admissionregistrationv1.ValidatingWebhookConfiguration
+	invalidHooks    []mutateInvalid
+	stop            func()
+}
+
+// loadTestWebhooks reads a test file's webhooks and points them at a
+// server answering from its answers file.
+func (a *app) loadTestWebhooks(w *testWorld, dir string, files []string, answersFile string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	for i, f := range files {
+		if !filepath.IsAbs(f) {
+			files[i] = filepath.Join(dir, f)
+		}
+	}
+	docs, problems := a.readDocuments(files)
+	var report admitReport
+	var p []string
+	w.mutatingHooks, w.validatingHooks, p = readWebhookConfigurations(docs, &report)
+	problems = append(problems, p...)
+	w.invalidHooks = report.Invalid
+	var answers *admissionAnswers
+	if answersFile != "" {
+		if !filepath.IsAbs(answersFile) {
+			answersFile = filepath.Join(dir, answersFile)
+		}
+		var err error
+		if answers, err = readAdmissionAnswers(answersFile); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	stop, err := scriptAdmissionWebhooks(w.mutatingHooks, w.validatingHooks, answers)
+	w.stop = stop
+	return err
 }
 
 func (a *app) runTestFile(ctx context.Context, in input) testResult {
@@ -303,9 +347,15 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 			return res
 		}
 		w, err := a.loadTestWorld(dir, s.Policies, s.Resources, s.Params, s.CRDs, s.Namespaces)
+		if err == nil {
+			err = a.loadTestWebhooks(w, dir, s.Webhooks, s.WebhookAnswers)
+		}
 		if err != nil {
 			res.Error = err.Error()
 			return res
+		}
+		if w.stop != nil {
+			defer w.stop()
 		}
 		res.Cases = a.runGatehouseCases(ctx, w, &s)
 		return res
@@ -479,11 +529,21 @@ func (w *testWorld) request(object, old *resourceRef, operation string, user *te
 func (a *app) runGatehouseCases(ctx context.Context, w *testWorld, s *testSuite) []caseOutcome {
 	var report admitReport
 	cfg, err := validConfig(&w.maps, &w.vaps, s.BindUnbound, &report)
+	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = w.mutatingHooks, w.validatingHooks
 	var chain *admission.Chain
 	if err == nil {
 		chain, err = admission.New(cfg, w.options())
 	}
+	// Objects kube-apiserver would refuse are left out of the chain; the
+	// suite says so as a failure of its own.
 	var out []caseOutcome
+	if invalid := append(report.Invalid, w.invalidHooks...); len(invalid) > 0 {
+		var msgs []string
+		for _, inv := range invalid {
+			msgs = append(msgs, fmt.Sprintf("%s %s: %s", inv.Kind, inv.Name, strings.Join(inv.Errors, "; ")))
+		}
+		out = append(out, caseOutcome{Name: "the configuration is valid", Want: "valid", Got: "invalid", Failure: strings.Join(msgs, "\n")})
+	}
 	for i, tc := range s.Cases {
 		co := caseOutcome{Name: tc.Name, Want: tc.Expect}
 		if co.Name == "" {
