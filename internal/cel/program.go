@@ -125,6 +125,12 @@ func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program,
 		return nil, err
 	}
 	plan.finalize()
+	// Only comprehensions check for interrupts: a program without any need
+	// not bind the context, which costs a cancellable context per
+	// evaluation.
+	if config.interruptEvery > 0 && len(ast.MatchDescendants(ast.NavigateAST(native), ast.KindMatcher(ast.ComprehensionKind))) == 0 {
+		config.interruptEvery = 0
+	}
 	return &Program{
 		root:      root,
 		config:    config,
