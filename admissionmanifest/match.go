@@ -82,6 +82,11 @@ type MatchOptions struct {
 	// ExcludedResources are resources no webhook sees; nil is
 	// kube-apiserver's list (the authentication and authorization reviews).
 	ExcludedResources []schema.GroupResource
+	// NoExemptions decides as kube-apiserver's ShouldCallHook does, before
+	// its dispatcher's exemptions: no excluded resource, and the
+	// admission-configuration objects seen (ExcludedResources and API are
+	// then ignored).
+	NoExemptions bool
 	// Metrics receives the match conditions' metrics
 	// (apiserver_admission_match_condition_*); nil records nothing. Clock
 	// times them; nil is the real clock.
@@ -120,6 +125,9 @@ func NewWebhookMatcher(webhooks []Webhook, o MatchOptions) (*WebhookMatcher, err
 	hooks := make([]admissionmatch.Hook, len(m.webhooks))
 	m.conditions = make([]*matchcond.AdmissionMatcher, len(m.webhooks))
 	ao := admissionmatch.Options{Static: !o.API, ExcludedResources: o.ExcludedResources}
+	if o.NoExemptions {
+		ao = admissionmatch.Options{Static: true, ExcludedResources: []schema.GroupResource{}}
+	}
 	for i := range m.webhooks {
 		w := &m.webhooks[i]
 		var criteria admissionmatch.WebhookCriteria
@@ -154,11 +162,13 @@ func NewWebhookMatcher(webhooks []Webhook, o MatchOptions) (*WebhookMatcher, err
 type WebhookMatch struct {
 	// Webhook is the webhook, one of the matcher's.
 	Webhook *Webhook
-	// Kind and Resource are what the webhook is called with: the request's
-	// own, or an equivalent resource and its kind when only that matched
-	// (matchPolicy Equivalent): the object is then sent in that version.
-	Kind     schema.GroupVersionKind
-	Resource schema.GroupVersionResource
+	// Kind, Resource and Subresource are what the webhook is called with:
+	// the request's own, or an equivalent resource and its kind when only
+	// that matched (matchPolicy Equivalent): the object is then sent in that
+	// version. The subresource is always the request's.
+	Kind        schema.GroupVersionKind
+	Resource    schema.GroupVersionResource
+	Subresource string
 	// Err is set when kube-apiserver fails the request on this webhook's
 	// account instead of calling it, always an *apierrors.StatusError: a
 	// selector that does not parse, a namespace that cannot be looked up
@@ -192,11 +202,12 @@ type WebhookExplanation struct {
 	WebhookMatch
 	// Called is true when kube-apiserver calls the webhook.
 	Called bool
-	// Reason is the predicate that decided: "matched", "excluded
-	// resource", "admission configuration object", "rules", "scope",
-	// "namespaceSelector", "objectSelector", "error" (see Err), or "match
-	// condition" (FailedCondition names the false condition; with Err, the
-	// conditions failed under failurePolicy Fail).
+	// Reason is the predicate that decided, one of the Reason constants:
+	// ReasonMatched, ReasonExcludedResource, ReasonAdmissionConfiguration,
+	// ReasonRules, ReasonScope, ReasonNamespaceSelector,
+	// ReasonObjectSelector, ReasonError (see Err), or ReasonMatchCondition
+	// (FailedCondition names the false condition; with Err, the conditions
+	// failed under failurePolicy Fail).
 	Reason string
 	// Rule is the index of the rule that matched, -1 if none did.
 	Rule int
@@ -205,6 +216,19 @@ type WebhookExplanation struct {
 	// FailedCondition is the name of the match condition that was false.
 	FailedCondition string
 }
+
+// The reasons of WebhookExplanation.
+const (
+	ReasonMatched                = "matched"
+	ReasonExcludedResource       = "excluded resource"
+	ReasonAdmissionConfiguration = "admission configuration object"
+	ReasonRules                  = "rules"
+	ReasonScope                  = "scope"
+	ReasonNamespaceSelector      = "namespaceSelector"
+	ReasonObjectSelector         = "objectSelector"
+	ReasonError                  = "error"
+	ReasonMatchCondition         = "match condition"
+)
 
 // Explain decides as Match does for every webhook, and tells why each is
 // called or not, in the matcher's order.
@@ -230,7 +254,7 @@ func (m *WebhookMatcher) Explain(ctx context.Context, r *Request) []WebhookExpla
 // matched or failed on (res): it evaluates the webhook's match conditions.
 // It says whether the webhook is in Match's result.
 func (m *WebhookMatcher) conditionsOf(ctx context.Context, i int, r *Request, res admissionmatch.Result, x *WebhookExplanation) (WebhookMatch, bool) {
-	match := WebhookMatch{Webhook: &m.webhooks[i], Kind: res.Kind, Resource: res.Resource, Err: res.Err}
+	match := WebhookMatch{Webhook: &m.webhooks[i], Kind: res.Kind, Resource: res.Resource, Subresource: r.SubResource, Err: res.Err}
 	if res.Err != nil || m.conditions[i] == nil {
 		return match, true
 	}
@@ -246,12 +270,12 @@ func (m *WebhookMatcher) conditionsOf(ctx context.Context, i int, r *Request, re
 		match.Err = apierrors.NewForbidden(r.Resource.GroupResource(), r.Name, result.Error)
 	case !result.Matches:
 		if x != nil {
-			x.Reason, x.FailedCondition = "match condition", result.FailedConditionName
+			x.Reason, x.FailedCondition = ReasonMatchCondition, result.FailedConditionName
 		}
 		return match, false
 	}
 	if x != nil && result.Error != nil {
-		x.Reason = "match condition"
+		x.Reason = ReasonMatchCondition
 	}
 	return match, true
 }

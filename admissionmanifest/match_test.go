@@ -9,7 +9,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -155,4 +157,36 @@ func TestWebhookMatcherErrors(t *testing.T) {
 	require.Len(t, matches, 1)
 	assert.ErrorContains(t, matches[0].Err, "no such key: missing")
 	assert.True(t, apierrors.IsForbidden(matches[0].Err), "kube-apiserver fails closed with a 403: %v", matches[0].Err)
+}
+
+// TestWebhookMatcherNoExemptions: the predicates alone, as ShouldCallHook,
+// see the resources the dispatcher exempts; the reasons are the constants;
+// a match says the request's subresource.
+func TestWebhookMatcherNoExemptions(t *testing.T) {
+	none := admissionregistrationv1.SideEffectClassNone
+	c := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+		Name: "all.example.com", SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+		Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
+			Rule: admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}}}}}
+	SetDefaultsValidatingWebhookConfiguration(c)
+	hooks, err := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{c}, nil)
+	require.NoError(t, err)
+	review := &Request{Operation: admissionv1.Create, Kind: schema.GroupVersionKind{Group: "authorization.k8s.io", Version: "v1", Kind: "SubjectAccessReview"},
+		Resource: schema.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"}}
+	scale := &Request{Operation: admissionv1.Update, Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},
+		Resource: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, SubResource: "scale", Namespace: "ns"}
+	lookup := NamespaceLookupFunc(func(context.Context, string) (map[string]string, error) { return nil, nil })
+
+	api, err := NewWebhookMatcher(hooks, MatchOptions{API: true, Namespaces: lookup})
+	require.NoError(t, err)
+	assert.Empty(t, api.Match(context.Background(), review), "the dispatcher exempts the reviews")
+	assert.Equal(t, ReasonExcludedResource, api.Explain(context.Background(), review)[0].Reason)
+	got := api.Match(context.Background(), scale)
+	require.Len(t, got, 1)
+	assert.Equal(t, "scale", got[0].Subresource)
+
+	predicates, err := NewWebhookMatcher(hooks, MatchOptions{API: true, NoExemptions: true, Namespaces: lookup})
+	require.NoError(t, err)
+	assert.Len(t, predicates.Match(context.Background(), review), 1, "ShouldCallHook alone matches them")
+	assert.Equal(t, ReasonMatched, predicates.Explain(context.Background(), review)[0].Reason)
 }
