@@ -19,6 +19,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
+	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -303,7 +304,7 @@ func (d *Dispatcher) admit(ctx context.Context, req *Request, t *Trace) (Result,
 		}
 		if final != nil {
 			res.Object = final
-			res.Changed = !jsonEqual(contentOf(req.Object), final.Object)
+			res.Changed = !objectdiff.Equal(contentOf(req.Object), final.Object)
 		}
 	}
 	if status := denial(req, s.errs); status != nil {
@@ -504,7 +505,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 	defer rc.mu.Unlock()
 	rc.started = true
 	current := contentOf(s.req.Object)
-	if rc.isReinvoke && !jsonEqual(rc.lastOutput, current) {
+	if rc.isReinvoke && !objectdiff.Equal(rc.lastOutput, current) {
 		rc.requireReinvokingPrevious()
 	}
 	if s.req.Reinvocation != nil {
@@ -606,7 +607,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 			}
 			v.object, v.dirty = out, true
 		}
-		if !jsonEqual(before, v.object) {
+		if !objectdiff.Equal(before, v.object) {
 			rc.requireReinvokingPrevious()
 			rc.setShouldReinvokeLocked()
 		}
@@ -665,7 +666,7 @@ func (s *state) explainMutation(ctx context.Context, cp *compiledPolicy, i int, 
 	if err != nil {
 		return mt
 	}
-	mt.Changed = changedPaths(in.object, out)
+	mt.Changed = objectdiff.ChangedPaths(in.object, out)
 	again := *in
 	again.object = out
 	// A policy whose match conditions exclude its own output (a guard
@@ -678,6 +679,6 @@ func (s *state) explainMutation(ctx context.Context, cp *compiledPolicy, i int, 
 	again.namespace = in.namespace
 	twice, err := s.mutate(ctx, cp, i, &again, v)
 	mt.IdempotenceErr = err
-	mt.Idempotent = err == nil && jsonEqual(out, twice)
+	mt.Idempotent = err == nil && objectdiff.Equal(out, twice)
 	return mt
 }

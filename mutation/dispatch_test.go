@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -497,8 +498,8 @@ func TestExplain(t *testing.T) {
 func TestChangedPaths(t *testing.T) {
 	a := map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "1"}}, "spec": map[string]any{"containers": []any{map[string]any{"name": "c"}}}}
 	b := map[string]any{"metadata": map[string]any{"labels": map[string]any{"a": "2", "b": "1"}}, "spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "i"}, map[string]any{"name": "d"}}}}
-	assert.Equal(t, []string{".metadata.labels.a", ".metadata.labels.b", ".spec.containers[0].image", ".spec.containers[1]"}, changedPaths(a, b))
-	assert.Empty(t, changedPaths(a, deepCopyJSON(a)))
+	assert.Equal(t, []string{".metadata.labels.a", ".metadata.labels.b", ".spec.containers[0].image", ".spec.containers[1]"}, objectdiff.ChangedPaths(a, b))
+	assert.Empty(t, objectdiff.ChangedPaths(a, deepCopyJSON(a)))
 }
 
 func TestJSONEqual(t *testing.T) {
@@ -513,7 +514,7 @@ func TestJSONEqual(t *testing.T) {
 		{map[string]any{"a": []any{"x", int64(2)}}, map[string]any{"a": []any{"x", int64(2)}}, true},
 		{map[string]any{"a": "x"}, map[string]any{"b": "x"}, false},
 	} {
-		assert.Equal(t, tc.eq, jsonEqual(tc.a, tc.b), "%#v %#v", tc.a, tc.b)
+		assert.Equal(t, tc.eq, objectdiff.Equal(tc.a, tc.b), "%#v %#v", tc.a, tc.b)
 	}
 }
 
