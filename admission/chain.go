@@ -209,11 +209,11 @@ type Trace struct {
 	// ValidatingPolicies is the ValidatingAdmissionPolicy plugin's trace;
 	// nil when the mutating phase denied the request.
 	ValidatingPolicies *validatingpolicy.Trace
-	// Webhooks says, for each pass of the mutating webhooks and for the
-	// validating ones, which webhooks were called (the chain's webhook
-	// dispatcher has no trace of its own yet).
-	MutatingWebhooks   []admissionwebhook.Result
-	ValidatingWebhooks *admissionwebhook.Result
+	// MutatingWebhooks are the MutatingAdmissionWebhook passes' traces,
+	// ValidatingWebhooks the ValidatingAdmissionWebhook plugin's: each
+	// webhook, why it was called or not, its answer and what it changed.
+	MutatingWebhooks   []*admissionwebhook.Trace
+	ValidatingWebhooks *admissionwebhook.Trace
 	// Reinvoked tells whether the mutating phase ran twice.
 	Reinvoked bool
 	// DeniedBy names the plugin that denied the request, if any.
@@ -364,12 +364,17 @@ func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation,
 	wreq := c.webhookRequest(req, object)
 	wreq.Reinvocation = r.webhooks()
 	start := c.clock.Now()
-	wres, err := c.webhooks.Admit(ctx, wreq)
+	var wres admissionwebhook.Result
+	var err error
+	if t != nil {
+		var wt *admissionwebhook.Trace
+		wres, wt, err = c.webhooks.ExplainAdmit(ctx, wreq)
+		t.MutatingWebhooks = append(t.MutatingWebhooks, wt)
+	} else {
+		wres, err = c.webhooks.Admit(ctx, wreq)
+	}
 	c.observePlugin(PluginMutatingAdmissionWebhook, "admit", string(req.Operation), c.clock.Since(start), err)
 	c.gather(res, wres)
-	if t != nil {
-		t.MutatingWebhooks = append(t.MutatingWebhooks, wres)
-	}
 	if err != nil {
 		if t != nil {
 			t.DeniedBy = PluginMutatingAdmissionWebhook
@@ -437,14 +442,16 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 		return nil
 	}
 	start = c.clock.Now()
-	wres, err := c.webhooks.Validate(ctx, c.webhookRequest(req, res.Object))
+	var wres admissionwebhook.Result
+	if t != nil {
+		wres, t.ValidatingWebhooks, err = c.webhooks.ExplainValidate(ctx, c.webhookRequest(req, res.Object))
+	} else {
+		wres, err = c.webhooks.Validate(ctx, c.webhookRequest(req, res.Object))
+	}
 	c.observePlugin(PluginValidatingAdmissionWebhook, "validate", string(req.Operation), c.clock.Since(start), err)
 	c.gather(res, wres)
-	if t != nil {
-		t.ValidatingWebhooks = &wres
-		if err != nil {
-			t.DeniedBy = PluginValidatingAdmissionWebhook
-		}
+	if err != nil && t != nil {
+		t.DeniedBy = PluginValidatingAdmissionWebhook
 	}
 	return err
 }

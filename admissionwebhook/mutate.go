@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
+	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -38,6 +39,19 @@ import (
 // *apierrors.StatusError; Result.Object is the final object (r.Object itself
 // when no webhook was called), nil if the request was refused.
 func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
+	return d.admit(ctx, r, nil)
+}
+
+// ExplainAdmit admits the request as Admit does, and tells what each
+// mutating webhook did: why it was called or not, its answer, and the
+// fields its patch changed.
+func (d *Dispatcher) ExplainAdmit(ctx context.Context, r *Request) (Result, *Trace, error) {
+	t := &Trace{}
+	res, err := d.admit(ctx, r, t)
+	return res, t, err
+}
+
+func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, error) {
 	ann := &annotations{}
 	var warnings []string
 	fail := func(err error) (Result, error) {
@@ -81,6 +95,16 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 	if reinvoke {
 		round = 1
 	}
+	if t != nil {
+		t.Reinvocation = reinvoke
+		// The webhooks the request does not reach are recorded as such.
+		defer func() {
+			for i := len(t.Webhooks); i < len(d.mutating); i++ {
+				mh := &d.mutating[i]
+				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: mh.webhook.Name, Configuration: mh.config, Reason: "not reached"})
+			}
+		}()
+	}
 	mreq := matchRequest(r, object)
 	var matches []admissionmanifest.WebhookMatch
 	for i := range d.mutating {
@@ -91,14 +115,23 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 		}
 		matches = mh.matcher.AppendMatches(ctx, matches[:0], mreq)
 		if len(matches) == 0 {
+			if t != nil {
+				t.Webhooks = append(t.Webhooks, notCalled(mh.matcher.Explain(ctx, mreq)[0]))
+			}
 			continue
 		}
 		m := matches[0]
 		if m.Err != nil {
+			if t != nil {
+				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: mh.webhook.Name, Configuration: mh.config, Reason: admissionmanifest.ReasonError, Err: m.Err})
+			}
 			return fail(m.Err)
 		}
 		// During the reinvocation only the eligible webhooks are called.
 		if reinvoke && !rc.shouldReinvoke(d.uids[i]) {
+			if t != nil {
+				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: mh.webhook.Name, Configuration: mh.config, Reason: "not reinvoked"})
+			}
 			continue
 		}
 		if err := normalize(); err != nil {
@@ -144,6 +177,15 @@ func (d *Dispatcher) Admit(ctx context.Context, r *Request) (Result, error) {
 		out, changed, ws, err := d.mutate(ctx, h, mh.config, round, i, r, inv, ann)
 		warnings = append(warnings, ws...)
 		d.observe(h.name, typeAdmit, string(r.Operation), d.clock.Since(start), err, h.ignore)
+		if t != nil {
+			wt := WebhookTrace{Webhook: h.name, Configuration: mh.config, Called: true, Reason: admissionmanifest.ReasonMatched, Err: err, Patched: changed}
+			if changed {
+				wt.Changed = objectdiff.ChangedPaths(inv.object, out)
+			}
+			var ce *callError
+			wt.FailedOpen = err != nil && h.ignore && errors.As(err, &ce)
+			t.Webhooks = append(t.Webhooks, wt)
+		}
 		if out != nil {
 			object = &unstructured.Unstructured{Object: out}
 		}

@@ -29,8 +29,37 @@ import (
 // *apierrors.StatusError; the Result has the warnings and annotations of
 // every webhook called, also when the request is refused.
 func (d *Dispatcher) Validate(ctx context.Context, r *Request) (Result, error) {
+	return d.validateAll(ctx, r, nil)
+}
+
+// ExplainValidate validates the request as Validate does, and tells what
+// each validating webhook did: why it was called or not, and its answer.
+func (d *Dispatcher) ExplainValidate(ctx context.Context, r *Request) (Result, *Trace, error) {
+	t := &Trace{}
+	res, err := d.validateAll(ctx, r, t)
+	return res, t, err
+}
+
+func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Result, error) {
 	ann := &annotations{}
-	matches := d.validating.Match(ctx, matchRequest(r, r.Object))
+	mreq := matchRequest(r, r.Object)
+	matches := d.validating.Match(ctx, mreq)
+	// called[i] is the trace entry of the i-th match.
+	var called []*WebhookTrace
+	if t != nil {
+		for _, x := range d.validating.Explain(ctx, mreq) {
+			if x.Called || x.Err != nil {
+				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: x.Webhook.Name(), Configuration: x.Webhook.ConfigurationName, Reason: x.Reason, Err: x.Err})
+				continue
+			}
+			t.Webhooks = append(t.Webhooks, notCalled(x))
+		}
+		for i := range t.Webhooks {
+			if w := &t.Webhooks[i]; w.Reason == admissionmanifest.ReasonMatched || w.Err != nil {
+				called = append(called, w)
+			}
+		}
+	}
 	if len(matches) == 0 {
 		return Result{}, nil
 	}
@@ -61,16 +90,22 @@ func (d *Dispatcher) Validate(ctx context.Context, r *Request) (Result, error) {
 	default:
 	}
 	warnings := make([][]string, len(matches))
+	outcomes := make([]callOutcome, len(matches))
 	errs := make(chan error, len(matches))
 	var wg sync.WaitGroup
 	for i := range matches {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			warnings[i] = d.validate(ctx, matches[i].Webhook, i, r, invocations[i], ann, errs)
+			warnings[i] = d.validate(ctx, matches[i].Webhook, i, r, invocations[i], ann, errs, &outcomes[i])
 		}()
 	}
 	wg.Wait()
+	if len(called) == len(matches) {
+		for i, o := range outcomes {
+			called[i].Called, called[i].Err, called[i].FailedOpen = true, o.err, o.failedOpen
+		}
+	}
 	close(errs)
 	res := result(ann)
 	for _, w := range warnings {
@@ -82,9 +117,15 @@ func (d *Dispatcher) Validate(ctx context.Context, r *Request) (Result, error) {
 	return res, nil
 }
 
+// callOutcome is what one call gave, for the trace.
+type callOutcome struct {
+	err        error
+	failedOpen bool
+}
+
 // validate calls one validating webhook, the idx-th of those matched, and
 // sends its failure to errs. It returns its warnings.
-func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook, idx int, r *Request, inv *invocation, ann *annotations, errs chan<- error) (warnings []string) {
+func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook, idx int, r *Request, inv *invocation, ann *annotations, errs chan<- error, out *callOutcome) (warnings []string) {
 	v := w.Validating
 	h := &hook{
 		name:                    v.Name,
@@ -110,6 +151,8 @@ func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook,
 	if err == nil {
 		return warnings
 	}
+	var callErr *callError
+	out.err, out.failedOpen = err, h.ignore && errors.As(err, &callErr)
 	var ce *callError
 	var rj *rejection
 	switch {

@@ -421,9 +421,19 @@ func traceText(t *admission.Trace) string {
 			fmt.Fprintf(&b, "MutatingAdmissionPolicy (pass %d):\n%s\n", i+1, "  "+indent(s, "  "))
 		}
 	}
+	for i, wt := range t.MutatingWebhooks {
+		if s := strings.TrimRight(wt.String(), "\n"); s != "" {
+			fmt.Fprintf(&b, "MutatingAdmissionWebhook (pass %d):\n%s\n", i+1, "  "+indent(s, "  "))
+		}
+	}
 	if t.ValidatingPolicies != nil {
 		if s := strings.TrimRight(t.ValidatingPolicies.String(), "\n"); s != "" {
 			fmt.Fprintf(&b, "ValidatingAdmissionPolicy:\n%s\n", "  "+indent(s, "  "))
+		}
+	}
+	if t.ValidatingWebhooks != nil {
+		if s := strings.TrimRight(t.ValidatingWebhooks.String(), "\n"); s != "" {
+			fmt.Fprintf(&b, "ValidatingAdmissionWebhook:\n%s\n", "  "+indent(s, "  "))
 		}
 	}
 	return b.String()
