@@ -10,7 +10,12 @@
 // metrics sink and the clock. [Dispatcher.Validate] and [Dispatcher.Admit]
 // match each webhook with admissionmanifest's WebhookMatcher (rules,
 // selectors, matchPolicy Equivalent, match conditions under their failure
-// policy) and call the matched ones.
+// policy) and call the matched ones. [Dispatcher.ExplainAdmit] and
+// [Dispatcher.ExplainValidate] also return a [Trace]: each webhook, called
+// or why not, its answer, failing open, and the fields its patch changed.
+// API webhook configurations become webhooks with
+// admissionmanifest.WebhooksOf; package admission runs the dispatcher in
+// kube-apiserver's chain with the admission policies.
 //
 // # The exchange
 //
