@@ -101,7 +101,7 @@ func New(cfg Config, o Options) (*Chain, error) {
 	}
 	if c.validating, err = validatingpolicy.NewDispatcher(cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, validatingpolicy.Options{
 		Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
-		Authorizer: o.Authorizer, Metrics: o.Metrics, Clock: o.Clock, Order: validatingpolicy.Order(o.PolicyOrder), Static: o.Static,
+		Authorizer: o.Authorizer, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder, Static: o.Static,
 	}); err != nil {
 		return nil, err
 	}

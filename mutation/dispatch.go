@@ -24,18 +24,16 @@ import (
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
-// Order is the order in which a Dispatcher invokes policies. kube-apiserver's
-// order is unspecified (it groups bindings by policy in a Go map); the
-// caller chooses one here. Bindings of a policy keep the order they were
-// given in (kube-apiserver's informer list order), and the params of a
-// binding the order the ParamSource lists them in.
-type Order uint8
+// Order is the order in which a Dispatcher invokes policies:
+// kube-apiserver's is unspecified; the caller chooses one (OrderGiven,
+// OrderByName). It is the same type for both admission policy engines.
+type Order = admissionpolicy.Order
 
 const (
 	// OrderGiven invokes policies in the order they were given.
-	OrderGiven Order = iota
+	OrderGiven = admissionpolicy.OrderGiven
 	// OrderByName invokes policies sorted by name.
-	OrderByName
+	OrderByName = admissionpolicy.OrderByName
 )
 
 // Options are a Dispatcher's collaborators; all are optional.

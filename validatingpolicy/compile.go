@@ -182,23 +182,11 @@ func (p *Policy) Name() string {
 // followed by its messageExpression) and audit annotations: each fails the
 // requests that evaluate it.
 func (p *Policy) CompileErrors() []error {
-	var errs []error
-	if p.envErr != nil {
-		errs = append(errs, p.envErr)
-	}
-	for _, v := range p.variables.List {
-		if v.Err != nil {
-			errs = append(errs, fmt.Errorf("variable %q: %w", v.Name, v.Err))
-		}
-	}
+	var conditionErrs []error
 	if p.conditions != nil {
-		for _, err := range p.conditions.CompileErrors() {
-			// matchcond reports the policy's variables too.
-			if !admissioncel.IsVariableCompileError(err) {
-				errs = append(errs, err)
-			}
-		}
+		conditionErrs = p.conditions.CompileErrors()
 	}
+	errs := p.variables.PolicyCompileErrors(p.envErr, conditionErrs)
 	for i, v := range p.validations {
 		if v.err != nil {
 			errs = append(errs, fmt.Errorf("validation %d: %w", i, v.err))

@@ -201,6 +201,15 @@ func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variabl
 	return out, vars, nil
 }
 
+// list is the variables; none for a nil PolicyVariables (a policy that
+// could not be compiled at all).
+func (v *PolicyVariables) list() []*CompiledVariable {
+	if v == nil {
+		return nil
+	}
+	return v.List
+}
+
 // Bind sets a's `variables` to a fresh lazy value of these variables,
 // evaluated in a and charged to a.VariablesCost.
 func (v *PolicyVariables) Bind(a *Activation) {
@@ -253,10 +262,26 @@ func AdmittedVal(o map[string]any, typedView bool) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(o)
 }
 
-// IsVariableCompileError tells the compile errors of variables among those
-// matchcond's AdmissionMatcher.CompileErrors reports with a policy's
-// conditions ("variable ..."): an engine that reports its variables itself
-// leaves them out.
-func IsVariableCompileError(err error) bool {
-	return strings.HasPrefix(err.Error(), "variable ")
+// PolicyCompileErrors are the compile errors a policy's expressions share:
+// the environment's (envErr), the variables' ("variable <name>: ...") and
+// the match conditions' (conditionErrs, from matchcond's
+// AdmissionMatcher.CompileErrors, which reports the variables too: they
+// are left out), in that order. An engine appends those of its own
+// expressions.
+func (v *PolicyVariables) PolicyCompileErrors(envErr error, conditionErrs []error) []error {
+	var errs []error
+	if envErr != nil {
+		errs = append(errs, envErr)
+	}
+	for _, cv := range v.list() {
+		if cv.Err != nil {
+			errs = append(errs, fmt.Errorf("variable %q: %w", cv.Name, cv.Err))
+		}
+	}
+	for _, err := range conditionErrs {
+		if !strings.HasPrefix(err.Error(), "variable ") {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }

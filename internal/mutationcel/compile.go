@@ -212,23 +212,11 @@ type Policy struct {
 // in the order of the policy's variables, match conditions and mutations:
 // each fails the requests that evaluate it.
 func (p *Policy) CompileErrors() []error {
-	var errs []error
-	if p.envErr != nil {
-		errs = append(errs, p.envErr)
-	}
-	for _, v := range p.variables.List {
-		if v.Err != nil {
-			errs = append(errs, fmt.Errorf("variable %q: %w", v.Name, v.Err))
-		}
-	}
+	var conditionErrs []error
 	if p.conditions != nil {
-		for _, err := range p.conditions.CompileErrors() {
-			// matchcond reports the policy's variables too.
-			if !admissioncel.IsVariableCompileError(err) {
-				errs = append(errs, err)
-			}
-		}
+		conditionErrs = p.conditions.CompileErrors()
 	}
+	errs := p.variables.PolicyCompileErrors(p.envErr, conditionErrs)
 	for i, m := range p.mutations {
 		if m.err != nil {
 			errs = append(errs, fmt.Errorf("mutation %d: %w", i, m.err))
