@@ -1,0 +1,279 @@
+package validatingpolicy
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
+)
+
+// maxTypesToCheck is the most kinds kube-apiserver's type checker resolves
+// for a policy.
+const maxTypesToCheck = 10
+
+// TypeCheckOptions are the sources of [Compiler.TypeCheck].
+type TypeCheckOptions struct {
+	// RESTMapper maps the resources of the policy's matchConstraints to
+	// kinds, as kube-controller-manager's discovery mapper does. Nil is a
+	// mapper of every built-in kind, each under the resource
+	// meta.UnsafeGuessKindToResource names (as kube-apiserver's tests map
+	// them).
+	RESTMapper meta.RESTMapper
+}
+
+// TypeCheck returns the warnings kube-apiserver's type checker (the
+// ValidatingAdmissionPolicy status controller of kube-controller-manager)
+// writes into the policy's status.typeChecking.expressionWarnings: each
+// validation's expression and messageExpression checked against every kind
+// the policy's matchConstraints name (at most 10, resources with wildcards
+// or subresources skipped), object and oldObject typed by the kind's schema,
+// params by the paramKind's, variables by their expressions. Nil means no
+// warning.
+func (c *Compiler) TypeCheck(p *admissionregistrationv1.ValidatingAdmissionPolicy, o TypeCheckOptions) []admissionregistrationv1.ExpressionWarning {
+	if p == nil {
+		return nil
+	}
+	if o.RESTMapper == nil {
+		o.RESTMapper = builtinRESTMapper()
+	}
+	ctx := newTypeCheckContext(p, o)
+	var warnings []admissionregistrationv1.ExpressionWarning
+	fieldRef := field.NewPath("spec", "validations")
+	for i, v := range p.Spec.Validations {
+		if w := ctx.check(v.Expression); w != "" {
+			warnings = append(warnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef.Index(i).Child("expression").String(), Warning: w})
+		}
+		if v.MessageExpression == "" {
+			continue
+		}
+		if w := ctx.check(v.MessageExpression); w != "" {
+			warnings = append(warnings, admissionregistrationv1.ExpressionWarning{FieldRef: fieldRef.Index(i).Child("messageExpression").String(), Warning: w})
+		}
+	}
+	return warnings
+}
+
+// declType declares the CEL type of a built-in kind from its Go type (see
+// admissioncel.GoTypeDecl); nil for any other kind, which has no schema here
+// (kube-apiserver does not check against a kind without one).
+func declType(gvk schema.GroupVersionKind, name string) *admissioncel.Decl {
+	t, ok := mutationpatch.BuiltinGoType(gvk)
+	if !ok {
+		return nil
+	}
+	return admissioncel.GoTypeDecl(t, name)
+}
+
+// typeName is the name of a kind's object type. kube-apiserver names it
+// after the kind and the nanoseconds of the clock when it is built; here
+// the nanoseconds are always 0, so that the warnings do not change from one
+// run to the next.
+func typeName(kind string) string { return kind + "0" }
+
+type typeCheckContext struct {
+	gvks      []schema.GroupVersionKind
+	decls     []*admissioncel.Decl
+	hasParams bool
+	params    *admissioncel.Decl
+	variables []admissionregistrationv1.Variable
+	// envs are the environments of each kind, with the variables, built
+	// on first use.
+	envs []*admissioncel.PolicyEnv
+	errs []error
+}
+
+func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o TypeCheckOptions) *typeCheckContext {
+	ctx := &typeCheckContext{variables: p.Spec.Variables}
+	for _, gvk := range typesToCheck(p, o.RESTMapper) {
+		d := declType(gvk, typeName(gvk.Kind))
+		if d == nil {
+			continue
+		}
+		ctx.gvks = append(ctx.gvks, gvk)
+		ctx.decls = append(ctx.decls, d)
+	}
+	if pk := p.Spec.ParamKind; pk != nil {
+		if gv, err := schema.ParseGroupVersion(pk.APIVersion); err == nil {
+			gvk := gv.WithKind(pk.Kind)
+			// kube-apiserver's paramsGVK: an empty group version kind
+			// declares no params.
+			ctx.hasParams = !gvk.Empty()
+			if ctx.hasParams {
+				ctx.params = declType(gvk, typeName(gvk.Kind))
+			}
+		}
+	}
+	ctx.envs = make([]*admissioncel.PolicyEnv, len(ctx.gvks))
+	ctx.errs = make([]error, len(ctx.gvks))
+	return ctx
+}
+
+// env builds the environment of kind i as kube-apiserver's buildEnvSet and
+// composited compiler do, and compiles the variables in it.
+func (ctx *typeCheckContext) env(i int) (*admissioncel.PolicyEnv, error) {
+	if ctx.envs[i] != nil || ctx.errs[i] != nil {
+		return ctx.envs[i], ctx.errs[i]
+	}
+	object := ctx.decls[i]
+	decls := []func(types.Adapter) *admissioncel.Decl{
+		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
+		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
+		func(types.Adapter) *admissioncel.Decl { return object },
+	}
+	opts := []cel.EnvOption{
+		cel.Variable(admissioncel.NamespaceVarName, types.NewObjectType(admissioncel.NamespaceTypeName)),
+		cel.Variable(admissioncel.RequestVarName, types.NewObjectType(admissioncel.AdmissionRequestTypeName)),
+		cel.Variable(admissioncel.ObjectVarName, object.CELType()),
+		cel.Variable(admissioncel.OldObjectVarName, object.CELType()),
+	}
+	if ctx.hasParams {
+		paramsType := types.DynType
+		if ctx.params != nil {
+			params := ctx.params
+			decls = append(decls, func(types.Adapter) *admissioncel.Decl { return params })
+			paramsType = params.CELType()
+		}
+		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, paramsType))
+	}
+	// kube-apiserver's type checker declares authorizer, but not
+	// authorizer.requestResource.
+	opts = append(opts, cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType))
+	opts = append(opts, admissioncel.DeclaredTypes(decls...))
+	base, err := icel.NewEnv(opts...)
+	if err != nil {
+		ctx.errs[i] = err
+		return nil, err
+	}
+	vars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+	env, err := admissioncel.WithVariables(base, vars, false)
+	if err != nil {
+		ctx.errs[i] = err
+		return nil, err
+	}
+	for _, v := range ctx.variables {
+		checked, cerr := env.Check(v.Expression)
+		var typ *types.Type
+		if cerr == nil {
+			typ = checked.OutputType()
+		}
+		vars.SetField(v.Name, admissioncel.VariableFieldType(typ))
+	}
+	ctx.envs[i] = env
+	return env, nil
+}
+
+// check returns the warning of one expression: for each kind whose check
+// fails, "<gvk>: <issues>\n", joined by newlines.
+func (ctx *typeCheckContext) check(expression string) string {
+	var lines []string
+	for i, gvk := range ctx.gvks {
+		env, err := ctx.env(i)
+		if err != nil {
+			lines = append(lines, fmt.Sprintf("%v: type checking error: fail to build env: %v\n", gvk, err))
+			continue
+		}
+		if _, cerr := env.Check(expression); cerr != nil {
+			lines = append(lines, fmt.Sprintf("%v: %s\n", gvk, strings.TrimPrefix(cerr.Detail, "compilation failed: ")))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// typesToCheck returns the kinds a policy's resource rules name, as
+// kube-apiserver's type checker finds them: rules with a wildcard group or
+// version are skipped, and resources with a wildcard or a subresource; at
+// most maxTypesToCheck kinds are resolved; the kinds come sorted by group,
+// version and kind.
+func typesToCheck(p *admissionregistrationv1.ValidatingAdmissionPolicy, mapper meta.RESTMapper) []schema.GroupVersionKind {
+	mc := p.Spec.MatchConstraints
+	if mc == nil || len(mc.ResourceRules) == 0 {
+		return nil
+	}
+	seen := map[schema.GroupVersionKind]bool{}
+	var gvks []schema.GroupVersionKind
+	done := func() []schema.GroupVersionKind {
+		sort.Slice(gvks, func(i, j int) bool {
+			a, b := gvks[i], gvks[j]
+			if a.Group != b.Group {
+				return a.Group < b.Group
+			}
+			if a.Version != b.Version {
+				return a.Version < b.Version
+			}
+			return a.Kind < b.Kind
+		})
+		return gvks
+	}
+	for _, rule := range mc.ResourceRules {
+		groups := withoutWildcards(rule.APIGroups, "*", true)
+		versions := withoutWildcards(rule.APIVersions, "*", true)
+		resources := withoutWildcards(rule.Resources, "*/", false)
+		if len(groups) == 0 || len(versions) == 0 || len(resources) == 0 {
+			continue
+		}
+		// kube-apiserver counts the kinds each rule resolves, duplicates
+		// included, and stops at the tenth.
+		count := 0
+		for _, g := range groups {
+			for _, v := range versions {
+				for _, r := range resources {
+					kinds, err := mapper.KindsFor(schema.GroupVersionResource{Group: g, Version: v, Resource: r})
+					if err != nil {
+						continue
+					}
+					for _, k := range kinds {
+						if k.Empty() {
+							continue
+						}
+						if !seen[k] {
+							seen[k] = true
+							gvks = append(gvks, k)
+						}
+						count++
+						if count == maxTypesToCheck {
+							return done()
+						}
+					}
+				}
+			}
+		}
+	}
+	return done()
+}
+
+// withoutWildcards returns a sorted copy of list: nil if an entry has one of
+// chars and all is set, else without such entries.
+func withoutWildcards(list []string, chars string, all bool) []string {
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		if strings.ContainsAny(s, chars) {
+			if all {
+				return nil
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// builtinRESTMapper maps the resources of the built-in kinds to their kinds.
+var builtinRESTMapper = sync.OnceValue(func() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	for _, gvk := range mutationpatch.BuiltinKinds() {
+		m.Add(gvk, meta.RESTScopeNamespace)
+	}
+	return m
+})
