@@ -34,7 +34,7 @@ func kubeTypeChecker() *validating.TypeChecker {
 
 // typeNameDigits matches the nanoseconds kube-apiserver appends to the name
 // of a kind's object type; gatehouse always writes 0.
-var typeNameDigits = regexp.MustCompile(`\b([A-Z][A-Za-z]*[a-z])[0-9]+\b`)
+var typeNameDigits = regexp.MustCompile(`\b([A-Z][A-Za-z]*)[0-9]+\b`)
 
 func normalizeTypeNames(ws []admissionregistrationv1.ExpressionWarning) []admissionregistrationv1.ExpressionWarning {
 	var out []admissionregistrationv1.ExpressionWarning
