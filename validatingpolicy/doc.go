@@ -113,7 +113,8 @@
 // [Compiler.TypeCheck] computes the policy's
 // status.typeChecking.expressionWarnings as kube-controller-manager's type
 // checker does, offline: the same kinds (through the caller's REST mapper,
-// or one of the built-in kinds), the same environment (authorizer without
+// or one of the built-in kinds and the given custom resources), the same
+// environment (authorizer without
 // authorizer.requestResource, messageExpressions of any type), the same
 // field refs and texts. The CEL types of built-in kinds are derived from
 // their Go types as openapi-gen derives their OpenAPI definitions
@@ -121,7 +122,8 @@
 // from embedded OpenAPI. kube-apiserver names a kind's object type after
 // the kind and the nanoseconds of its clock ("Deployment708215250.spec");
 // here the nanoseconds are 0 ("Deployment0.spec"), so the warnings are the
-// same from one run to the next. Other kinds (custom resources) have no
-// schema here and are not checked, as kube-apiserver skips a kind whose
-// schema it cannot resolve.
+// same from one run to the next. Custom resources are typed from the
+// structural schemas of the CRDs given in [CustomResources], as
+// kube-apiserver publishes them; a kind with no schema is not checked
+// against, as kube-apiserver skips a kind whose schema it cannot resolve.
 package validatingpolicy

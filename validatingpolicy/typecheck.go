@@ -12,9 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
 	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
 )
 
@@ -30,6 +32,108 @@ type TypeCheckOptions struct {
 	// meta.UnsafeGuessKindToResource names (as kube-apiserver's tests map
 	// them).
 	RESTMapper meta.RESTMapper
+	// CustomResources are the schemas of custom resources; the kinds of
+	// built-in resources are always known. With a nil RESTMapper, their
+	// resources are mapped to their kinds too.
+	CustomResources *CustomResources
+}
+
+// CustomResources are the schemas of the served versions of
+// CustomResourceDefinitions, for [Compiler.TypeCheck]. It is safe for
+// concurrent use.
+type CustomResources struct {
+	mu     sync.RWMutex
+	kinds  map[schema.GroupVersionKind]*crdschema.Props // nil: no schema
+	mapper *meta.DefaultRESTMapper
+}
+
+// NewCustomResources returns an empty set of custom resources.
+func NewCustomResources() *CustomResources {
+	return &CustomResources{kinds: map[schema.GroupVersionKind]*crdschema.Props{}, mapper: meta.NewDefaultRESTMapper(nil)}
+}
+
+// crdNames is what the type checker reads of a CRD besides its schemas.
+type crdNames struct {
+	Spec struct {
+		Scope string `json:"scope"`
+		Names struct {
+			Plural   string `json:"plural"`
+			Singular string `json:"singular"`
+		} `json:"names"`
+		Versions []struct {
+			Name   string `json:"name"`
+			Served bool   `json:"served"`
+		} `json:"versions"`
+	} `json:"spec"`
+}
+
+// AddCRD adds the served versions of a CustomResourceDefinition
+// (apiextensions.k8s.io/v1, one YAML or JSON document, as kube-apiserver
+// accepted it): their schemas, as kube-apiserver publishes them, and their
+// resources. A CRD of a kind added before replaces it.
+func (r *CustomResources) AddCRD(data []byte) error {
+	crd, err := crdschema.Decode(data)
+	if err != nil {
+		return fmt.Errorf("decoding the CRD: %w", err)
+	}
+	var names crdNames
+	if err := yaml.Unmarshal(data, &names); err != nil {
+		return fmt.Errorf("decoding the CRD: %w", err)
+	}
+	if names.Spec.Names.Plural == "" {
+		return fmt.Errorf("CRD %s.%s: spec.names.plural is required", crd.Spec.Names.Kind, crd.Spec.Group)
+	}
+	singular := names.Spec.Names.Singular
+	if singular == "" {
+		singular = strings.ToLower(crd.Spec.Names.Kind)
+	}
+	scope := meta.RESTScopeNamespace
+	if names.Spec.Scope == "Cluster" {
+		scope = meta.RESTScopeRoot
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for gvk := range r.kinds {
+		if gvk.Group == crd.Spec.Group && gvk.Kind == crd.Spec.Names.Kind {
+			delete(r.kinds, gvk)
+		}
+	}
+	for i, v := range crd.Spec.Versions {
+		if i >= len(names.Spec.Versions) || !names.Spec.Versions[i].Served {
+			continue
+		}
+		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
+		var root *crdschema.Props
+		if v.Schema != nil {
+			root = v.Schema.OpenAPIV3Schema
+		}
+		r.kinds[gvk] = root
+		gv := gvk.GroupVersion()
+		r.mapper.AddSpecific(gvk, gv.WithResource(names.Spec.Names.Plural), gv.WithResource(singular), scope)
+	}
+	return nil
+}
+
+// decl declares the type of a custom resource's kind; ok is false for
+// another kind.
+func (r *CustomResources) decl(gvk schema.GroupVersionKind, name string) (*admissioncel.Decl, bool) {
+	if r == nil {
+		return nil, false
+	}
+	r.mu.RLock()
+	root, ok := r.kinds[gvk]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, false
+	}
+	return admissioncel.CRDDecl(root, name), true
+}
+
+// kindsFor maps a resource to the kinds of the custom resources.
+func (r *CustomResources) kindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.mapper.KindsFor(gvr)
 }
 
 // TypeCheck returns the warnings kube-apiserver's type checker (the
@@ -46,6 +150,9 @@ func (c *Compiler) TypeCheck(p *admissionregistrationv1.ValidatingAdmissionPolic
 	}
 	if o.RESTMapper == nil {
 		o.RESTMapper = builtinRESTMapper()
+		if o.CustomResources != nil {
+			o.RESTMapper = meta.MultiRESTMapper{o.RESTMapper, kindsForMapper{crds: o.CustomResources}}
+		}
 	}
 	ctx := newTypeCheckContext(p, o)
 	var warnings []admissionregistrationv1.ExpressionWarning
@@ -64,10 +171,14 @@ func (c *Compiler) TypeCheck(p *admissionregistrationv1.ValidatingAdmissionPolic
 	return warnings
 }
 
-// declType declares the CEL type of a built-in kind from its Go type (see
+// declType declares the CEL type of a custom resource from its schema (see
+// admissioncel.CRDDecl) or of a built-in kind from its Go type (see
 // admissioncel.GoTypeDecl); nil for any other kind, which has no schema here
 // (kube-apiserver does not check against a kind without one).
-func declType(gvk schema.GroupVersionKind, name string) *admissioncel.Decl {
+func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) *admissioncel.Decl {
+	if d, ok := crds.decl(gvk, name); ok {
+		return d
+	}
 	t, ok := mutationpatch.BuiltinGoType(gvk)
 	if !ok {
 		return nil
@@ -96,7 +207,7 @@ type typeCheckContext struct {
 func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o TypeCheckOptions) *typeCheckContext {
 	ctx := &typeCheckContext{variables: p.Spec.Variables}
 	for _, gvk := range typesToCheck(p, o.RESTMapper) {
-		d := declType(gvk, typeName(gvk.Kind))
+		d := declType(o.CustomResources, gvk, typeName(gvk.Kind))
 		if d == nil {
 			continue
 		}
@@ -110,7 +221,7 @@ func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o
 			// declares no params.
 			ctx.hasParams = !gvk.Empty()
 			if ctx.hasParams {
-				ctx.params = declType(gvk, typeName(gvk.Kind))
+				ctx.params = declType(o.CustomResources, gvk, typeName(gvk.Kind))
 			}
 		}
 	}
@@ -277,3 +388,14 @@ var builtinRESTMapper = sync.OnceValue(func() meta.RESTMapper {
 	}
 	return m
 })
+
+// kindsForMapper is a meta.RESTMapper of custom resources that only maps
+// resources to kinds.
+type kindsForMapper struct {
+	meta.RESTMapper
+	crds *CustomResources
+}
+
+func (m kindsForMapper) KindsFor(gvr schema.GroupVersionResource) ([]schema.GroupVersionKind, error) {
+	return m.crds.kindsFor(gvr)
+}

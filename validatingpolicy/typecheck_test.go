@@ -195,3 +195,63 @@ func BenchmarkTypeCheck(b *testing.B) {
 		c.TypeCheck(p, TypeCheckOptions{})
 	}
 }
+
+const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              port: {x-kubernetes-int-or-string: true}
+              since: {type: string, format: date-time}
+              foo-bar: {type: string}
+              free: {x-kubernetes-preserve-unknown-fields: true}
+              template: {type: object, x-kubernetes-embedded-resource: true, x-kubernetes-preserve-unknown-fields: true}
+  - name: v0
+    served: false
+    storage: false
+    schema:
+      openAPIV3Schema: {type: object}
+`
+
+func TestTypeCheckCustomResources(t *testing.T) {
+	c, err := NewCompiler()
+	require.NoError(t, err)
+	crs := NewCustomResources()
+	require.NoError(t, crs.AddCRD([]byte(widgetCRD)))
+	p := policy("p", matching(rule([]string{"example.com"}, []string{"v1", "v0"}, []string{"widgets"})), validations(
+		admissionregistrationv1.Validation{Expression: "object.spec.size > 1 && object.spec.port == 'a' && object.spec.since < timestamp('2020-01-01T00:00:00Z')"},
+		admissionregistrationv1.Validation{Expression: "object.spec.foo__dash__bar == 'x' && object.metadata.labels['a'] == 'b' && object.spec.template.metadata.name == 'x'"},
+		admissionregistrationv1.Validation{Expression: "object.spec.size == 'x'"},
+		admissionregistrationv1.Validation{Expression: "object.spec.free"},
+	))
+	assert.Equal(t, []admissionregistrationv1.ExpressionWarning{
+		{FieldRef: "spec.validations[2].expression", Warning: "example.com/v1, Kind=Widget: ERROR: <input>:1:18: found no matching overload for '_==_' applied to '(int, string)'\n | object.spec.size == 'x'\n | .................^\n"},
+		{FieldRef: "spec.validations[3].expression", Warning: "example.com/v1, Kind=Widget: ERROR: <input>:1:12: undefined field 'free'\n | object.spec.free\n | ...........^\n"},
+	}, c.TypeCheck(p, TypeCheckOptions{CustomResources: crs}))
+	// Without the CRD, the kind has no schema and nothing is checked.
+	assert.Nil(t, c.TypeCheck(p, TypeCheckOptions{}))
+	// With another mapper, the kinds are the mapper's.
+	assert.Nil(t, c.TypeCheck(p, TypeCheckOptions{RESTMapper: builtinRESTMapper(), CustomResources: crs}))
+
+	// A CRD of the same kind replaces it.
+	require.NoError(t, crs.AddCRD([]byte(strings.Replace(widgetCRD, "size: {type: integer}", "size: {type: string}", 1))))
+	assert.Equal(t, "spec.validations[0].expression", c.TypeCheck(p, TypeCheckOptions{CustomResources: crs})[0].FieldRef)
+
+	for _, bad := range []string{"{", "apiVersion: v1\nkind: ConfigMap", strings.Replace(widgetCRD, "plural: widgets, ", "", 1)} {
+		assert.Error(t, NewCustomResources().AddCRD([]byte(bad)))
+	}
+}
