@@ -121,8 +121,8 @@
 // (timestamps, bytes, int-or-string as dyn, quantities left out), not read
 // from embedded OpenAPI. kube-apiserver names a kind's object type after
 // the kind and the nanoseconds of its clock ("Deployment708215250.spec");
-// here the nanoseconds are 0 ("Deployment0.spec"), so the warnings are the
-// same from one run to the next. Custom resources are typed from the
+// here the nanoseconds are 0 ("Deployment0.spec"), and 1 for the params'
+// kind, so the warnings are the same from one run to the next. Custom resources are typed from the
 // structural schemas of the CRDs given in [CustomResources], as
 // kube-apiserver publishes them; a kind with no schema is not checked
 // against, as kube-apiserver skips a kind whose schema it cannot resolve.

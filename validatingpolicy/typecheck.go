@@ -188,9 +188,13 @@ func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) *
 
 // typeName is the name of a kind's object type. kube-apiserver names it
 // after the kind and the nanoseconds of the clock when it is built; here
-// the nanoseconds are always 0, so that the warnings do not change from one
-// run to the next.
+// the nanoseconds are always 0 for the matched kinds and 1 for the params'
+// kind, so that the warnings do not change from one run to the next and
+// object and params of different versions of one kind have distinct types.
 func typeName(kind string) string { return kind + "0" }
+
+// paramsTypeName is the name of the params' type (see typeName).
+func paramsTypeName(kind string) string { return kind + "1" }
 
 type typeCheckContext struct {
 	gvks      []schema.GroupVersionKind
@@ -221,7 +225,7 @@ func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o
 			// declares no params.
 			ctx.hasParams = !gvk.Empty()
 			if ctx.hasParams {
-				ctx.params = declType(o.CustomResources, gvk, typeName(gvk.Kind))
+				ctx.params = declType(o.CustomResources, gvk, paramsTypeName(gvk.Kind))
 			}
 		}
 	}
@@ -291,7 +295,8 @@ func (ctx *typeCheckContext) check(expression string) string {
 	for i, gvk := range ctx.gvks {
 		env, err := ctx.env(i)
 		if err != nil {
-			lines = append(lines, fmt.Sprintf("%v: type checking error: fail to build env: %v\n", gvk, err))
+			// kube-apiserver logs an environment it cannot build and
+			// checks against the next kind.
 			continue
 		}
 		if _, cerr := env.Check(expression); cerr != nil {

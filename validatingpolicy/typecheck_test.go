@@ -119,6 +119,9 @@ func TestTypeCheck(t *testing.T) {
 			want: []want{{"spec.validations[0].expression", "undeclared reference to 'params'"}}},
 		{name: "typed params", opts: []func(*admissionregistrationv1.ValidatingAdmissionPolicy){params("v1", "ConfigMap"), validations(v("params.data.max == 1", ""), v("params.binaryData.x == b'a'", ""))},
 			want: []want{{"spec.validations[0].expression", "'(string, int)'"}}},
+		{name: "params of another version of the kind", opts: []func(*admissionregistrationv1.ValidatingAdmissionPolicy){params("apps/v1beta1", "Deployment"),
+			validations(v("has(params.spec.rollbackTo) && object.spec.replicas == params.spec.replicas", ""), v("has(object.spec.rollbackTo)", ""), v("params.spec == 1", ""))},
+			want: []want{{"spec.validations[1].expression", "undefined field 'rollbackTo'"}, {"spec.validations[2].expression", "'(Deployment1.spec, int)'"}}},
 		{name: "variables", opts: []func(*admissionregistrationv1.ValidatingAdmissionPolicy){
 			variables("replicas", "object.spec.replicas", "broken", "object.nope", "spec", "object.spec"),
 			validations(v("variables.replicas == 'x'", ""), v("variables.broken == 1 && variables.spec.anything", ""), v("variables.nope", ""))},
