@@ -1,6 +1,7 @@
 package validatingpolicy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -257,4 +258,57 @@ func TestTypeCheckCustomResources(t *testing.T) {
 	for _, bad := range []string{"{", "apiVersion: v1\nkind: ConfigMap", strings.Replace(widgetCRD, "plural: widgets, ", "", 1)} {
 		assert.Error(t, NewCustomResources().AddCRD([]byte(bad)))
 	}
+}
+
+// FuzzTypeCheckCustomResources type-checks a policy against arbitrary CRDs:
+// no panic.
+func FuzzTypeCheckCustomResources(f *testing.F) {
+	f.Add([]byte(widgetCRD), "object.spec.size > 1")
+	f.Add([]byte(strings.Replace(widgetCRD, "foo-bar", "a.b/c__d", 1)), "object.spec.a__dot__b__slash__c__underscores__d")
+	f.Add([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition","spec":{"group":"example.com","names":{"plural":"widgets","kind":"Widget"},"versions":[{"name":"v1","served":true}]}}`), "object.metadata.name")
+	c, err := NewCompiler()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, crd []byte, expression string) {
+		crs := NewCustomResources()
+		if crs.AddCRD(crd) != nil {
+			return
+		}
+		p := policy("p", matching(rule([]string{"example.com"}, []string{"v1", "v2"}, []string{"widgets"})),
+			validations(admissionregistrationv1.Validation{Expression: expression}))
+		p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/v1", Kind: "Widget"}
+		c.TypeCheck(p, TypeCheckOptions{CustomResources: crs})
+	})
+}
+
+func ExampleCompiler_TypeCheck() {
+	c, err := NewCompiler()
+	if err != nil {
+		panic(err)
+	}
+	p := &admissionregistrationv1.ValidatingAdmissionPolicy{Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{
+		MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+			RuleWithOperations: admissionregistrationv1.RuleWithOperations{
+				Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+				Rule:       admissionregistrationv1.Rule{APIGroups: []string{"apps"}, APIVersions: []string{"v1"}, Resources: []string{"deployments"}},
+			},
+		}}},
+		Validations: []admissionregistrationv1.Validation{
+			{Expression: "object.spec.replicas <= 5"},
+			{Expression: "object.spec.replica <= 5", MessageExpression: "'replicas: ' + object.spec.replicas"},
+		},
+	}}
+	for _, w := range c.TypeCheck(p, TypeCheckOptions{}) {
+		fmt.Printf("%s:\n%s", w.FieldRef, w.Warning)
+	}
+	// Output:
+	// spec.validations[1].expression:
+	// apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'
+	//  | object.spec.replica <= 5
+	//  | ...........^
+	// spec.validations[1].messageExpression:
+	// apps/v1, Kind=Deployment: ERROR: <input>:1:14: found no matching overload for '_+_' applied to '(string, int)'
+	//  | 'replicas: ' + object.spec.replicas
+	//  | .............^
 }
