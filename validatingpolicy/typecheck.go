@@ -27,10 +27,15 @@ const maxTypesToCheck = 10
 // TypeCheckOptions are the sources of [Compiler.TypeCheck].
 type TypeCheckOptions struct {
 	// RESTMapper maps the resources of the policy's matchConstraints to
-	// kinds, as kube-controller-manager's discovery mapper does. Nil is a
-	// mapper of every built-in kind, each under the resource
-	// meta.UnsafeGuessKindToResource names (as kube-apiserver's tests map
-	// them).
+	// kinds, as kube-controller-manager's discovery mapper does (a resource
+	// in the empty group matches every group). Nil is a mapper of every
+	// version of every built-in kind, each under the resource
+	// meta.UnsafeGuessKindToResource names, as kube-apiserver's tests map
+	// them: unlike a cluster's discovery, it also maps the versions a
+	// cluster does not serve (alpha APIs are off by default) and the kinds
+	// that are no resource (Scale, Eviction...), so a policy may be checked
+	// against more kinds than the cluster's controller checks it against.
+	// Pass a mapper of the cluster's discovery to check exactly as it does.
 	RESTMapper meta.RESTMapper
 	// CustomResources are the schemas of custom resources; the kinds of
 	// built-in resources are always known. With a nil RESTMapper, their
@@ -43,13 +48,20 @@ type TypeCheckOptions struct {
 // concurrent use.
 type CustomResources struct {
 	mu     sync.RWMutex
-	kinds  map[schema.GroupVersionKind]*crdschema.Props // nil: no schema
+	kinds  map[schema.GroupVersionKind]customResource
 	mapper *meta.DefaultRESTMapper
+}
+
+// customResource is one served version of a CRD.
+type customResource struct {
+	schema           *crdschema.Props // nil: no schema
+	plural, singular string
+	scope            meta.RESTScope
 }
 
 // NewCustomResources returns an empty set of custom resources.
 func NewCustomResources() *CustomResources {
-	return &CustomResources{kinds: map[schema.GroupVersionKind]*crdschema.Props{}, mapper: meta.NewDefaultRESTMapper(nil)}
+	return &CustomResources{kinds: map[schema.GroupVersionKind]customResource{}, mapper: meta.NewDefaultRESTMapper(nil)}
 }
 
 // crdNames is what the type checker reads of a CRD besides its schemas.
@@ -103,13 +115,16 @@ func (r *CustomResources) AddCRD(data []byte) error {
 			continue
 		}
 		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-		var root *crdschema.Props
+		cr := customResource{plural: names.Spec.Names.Plural, singular: singular, scope: scope}
 		if v.Schema != nil {
-			root = v.Schema.OpenAPIV3Schema
+			cr.schema = v.Schema.OpenAPIV3Schema
 		}
-		r.kinds[gvk] = root
+		r.kinds[gvk] = cr
+	}
+	r.mapper = meta.NewDefaultRESTMapper(nil)
+	for gvk, cr := range r.kinds {
 		gv := gvk.GroupVersion()
-		r.mapper.AddSpecific(gvk, gv.WithResource(names.Spec.Names.Plural), gv.WithResource(singular), scope)
+		r.mapper.AddSpecific(gvk, gv.WithResource(cr.plural), gv.WithResource(cr.singular), cr.scope)
 	}
 	return nil
 }
@@ -121,12 +136,12 @@ func (r *CustomResources) decl(gvk schema.GroupVersionKind, name string) (*admis
 		return nil, false
 	}
 	r.mu.RLock()
-	root, ok := r.kinds[gvk]
+	cr, ok := r.kinds[gvk]
 	r.mu.RUnlock()
 	if !ok {
 		return nil, false
 	}
-	return admissioncel.CRDDecl(root, name), true
+	return admissioncel.CRDDecl(cr.schema, name), true
 }
 
 // kindsFor maps a resource to the kinds of the custom resources.

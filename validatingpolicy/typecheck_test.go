@@ -251,9 +251,11 @@ func TestTypeCheckCustomResources(t *testing.T) {
 	// With another mapper, the kinds are the mapper's.
 	assert.Nil(t, c.TypeCheck(p, TypeCheckOptions{RESTMapper: builtinRESTMapper(), CustomResources: crs}))
 
-	// A CRD of the same kind replaces it.
+	// A CRD of the same kind replaces it, its resources too.
 	require.NoError(t, crs.AddCRD([]byte(strings.Replace(widgetCRD, "size: {type: integer}", "size: {type: string}", 1))))
 	assert.Equal(t, "spec.validations[0].expression", c.TypeCheck(p, TypeCheckOptions{CustomResources: crs})[0].FieldRef)
+	require.NoError(t, crs.AddCRD([]byte(strings.Replace(widgetCRD, "plural: widgets", "plural: gadgets", 1))))
+	assert.Nil(t, c.TypeCheck(p, TypeCheckOptions{CustomResources: crs}))
 
 	for _, bad := range []string{"{", "apiVersion: v1\nkind: ConfigMap", strings.Replace(widgetCRD, "plural: widgets, ", "", 1)} {
 		assert.Error(t, NewCustomResources().AddCRD([]byte(bad)))
