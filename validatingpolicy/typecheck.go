@@ -188,17 +188,19 @@ func (c *Compiler) TypeCheck(p *admissionregistrationv1.ValidatingAdmissionPolic
 
 // declType declares the CEL type of a custom resource from its schema (see
 // admissioncel.CRDDecl) or of a built-in kind from its Go type (see
-// admissioncel.GoTypeDecl); nil for any other kind, which has no schema here
-// (kube-apiserver does not check against a kind without one).
-func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) *admissioncel.Decl {
+// admissioncel.GoTypeDecl). found is false for any other kind, which has no
+// schema here (kube-apiserver does not check against a kind without one); a
+// schema that declares no type (a root without a type) is a nil Decl, dyn
+// in kube-apiserver.
+func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) (d *admissioncel.Decl, found bool) {
 	if d, ok := crds.decl(gvk, name); ok {
-		return d
+		return d, true
 	}
 	t, ok := mutationpatch.BuiltinGoType(gvk)
 	if !ok {
-		return nil
+		return nil, false
 	}
-	return admissioncel.GoTypeDecl(t, name)
+	return admissioncel.GoTypeDecl(t, name), true
 }
 
 // typeName is the name of a kind's object type. kube-apiserver names it
@@ -226,8 +228,8 @@ type typeCheckContext struct {
 func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o TypeCheckOptions) *typeCheckContext {
 	ctx := &typeCheckContext{variables: p.Spec.Variables}
 	for _, gvk := range typesToCheck(p, o.RESTMapper) {
-		d := declType(o.CustomResources, gvk, typeName(gvk.Kind))
-		if d == nil {
+		d, found := declType(o.CustomResources, gvk, typeName(gvk.Kind))
+		if !found {
 			continue
 		}
 		ctx.gvks = append(ctx.gvks, gvk)
@@ -240,7 +242,7 @@ func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o
 			// declares no params.
 			ctx.hasParams = !gvk.Empty()
 			if ctx.hasParams {
-				ctx.params = declType(o.CustomResources, gvk, paramsTypeName(gvk.Kind))
+				ctx.params, _ = declType(o.CustomResources, gvk, paramsTypeName(gvk.Kind))
 			}
 		}
 	}
@@ -255,17 +257,20 @@ func (ctx *typeCheckContext) env(i int) (*admissioncel.PolicyEnv, error) {
 	if ctx.envs[i] != nil || ctx.errs[i] != nil {
 		return ctx.envs[i], ctx.errs[i]
 	}
-	object := ctx.decls[i]
 	decls := []func(types.Adapter) *admissioncel.Decl{
 		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
 		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
-		func(types.Adapter) *admissioncel.Decl { return object },
+	}
+	objectType := types.DynType
+	if object := ctx.decls[i]; object != nil {
+		decls = append(decls, func(types.Adapter) *admissioncel.Decl { return object })
+		objectType = object.CELType()
 	}
 	opts := []cel.EnvOption{
 		cel.Variable(admissioncel.NamespaceVarName, types.NewObjectType(admissioncel.NamespaceTypeName)),
 		cel.Variable(admissioncel.RequestVarName, types.NewObjectType(admissioncel.AdmissionRequestTypeName)),
-		cel.Variable(admissioncel.ObjectVarName, object.CELType()),
-		cel.Variable(admissioncel.OldObjectVarName, object.CELType()),
+		cel.Variable(admissioncel.ObjectVarName, objectType),
+		cel.Variable(admissioncel.OldObjectVarName, objectType),
 	}
 	if ctx.hasParams {
 		paramsType := types.DynType

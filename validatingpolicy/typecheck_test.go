@@ -257,6 +257,19 @@ func TestTypeCheckCustomResources(t *testing.T) {
 	require.NoError(t, crs.AddCRD([]byte(strings.Replace(widgetCRD, "plural: widgets", "plural: gadgets", 1))))
 	assert.Nil(t, c.TypeCheck(p, TypeCheckOptions{CustomResources: crs}))
 
+	// A schema that declares no type is dyn, as kube-apiserver's
+	// SchemaDeclType makes nothing of it: the kind is still checked.
+	crs = NewCustomResources()
+	require.NoError(t, crs.AddCRD([]byte(strings.NewReplacer("Widget", "Gadget", "widgets", "gadgets", "type: object\n        properties:", "x-kubernetes-preserve-unknown-fields: true\n        properties:").Replace(widgetCRD))))
+	p = policy("p", matching(rule([]string{"example.com"}, []string{"v1"}, []string{"gadgets"})), validations(
+		admissionregistrationv1.Validation{Expression: "object.anything.at.all == 1"},
+		admissionregistrationv1.Validation{Expression: "object +"},
+	))
+	got := c.TypeCheck(p, TypeCheckOptions{CustomResources: crs})
+	require.Len(t, got, 1)
+	assert.Equal(t, "spec.validations[1].expression", got[0].FieldRef)
+	assert.True(t, strings.HasPrefix(got[0].Warning, "example.com/v1, Kind=Gadget: ERROR: <input>:1:9: Syntax error"), got[0].Warning)
+
 	for _, bad := range []string{"{", "apiVersion: v1\nkind: ConfigMap", strings.Replace(widgetCRD, "plural: widgets, ", "", 1)} {
 		assert.Error(t, NewCustomResources().AddCRD([]byte(bad)))
 	}
