@@ -15,9 +15,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
-	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
 )
 
 // maxTypesToCheck is the most kinds kube-apiserver's type checker resolves
@@ -196,7 +196,11 @@ func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) (
 	if d, ok := crds.decl(gvk, name); ok {
 		return d, true
 	}
-	t, ok := mutationpatch.BuiltinGoType(gvk)
+	scheme, err := builtintypes.Scheme()
+	if err != nil {
+		return nil, false
+	}
+	t, ok := scheme.AllKnownTypes()[gvk]
 	if !ok {
 		return nil, false
 	}
@@ -408,8 +412,10 @@ func withoutWildcards(list []string, chars string, all bool) []string {
 // builtinRESTMapper maps the resources of the built-in kinds to their kinds.
 var builtinRESTMapper = sync.OnceValue(func() meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
-	for _, gvk := range mutationpatch.BuiltinKinds() {
-		m.Add(gvk, meta.RESTScopeNamespace)
+	if scheme, err := builtintypes.Scheme(); err == nil {
+		for gvk := range scheme.AllKnownTypes() {
+			m.Add(gvk, meta.RESTScopeNamespace)
+		}
 	}
 	return m
 })
