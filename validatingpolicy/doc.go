@@ -110,6 +110,24 @@
 // fails the request with an internal error (500), as kube-apiserver's
 // handler reports such an error.
 //
-// The policy's status.typeChecking (expression warnings from the schemas of
-// the matched kinds) is not computed.
+// [Compiler.TypeCheck] computes the policy's
+// status.typeChecking.expressionWarnings as kube-controller-manager's type
+// checker does, offline: the same kinds (through the caller's REST mapper,
+// or one of the built-in kinds and the given custom resources), the same
+// environment (authorizer without
+// authorizer.requestResource, messageExpressions of any type), the same
+// field refs and texts. The CEL types of built-in kinds are derived from
+// their Go types as openapi-gen derives their OpenAPI definitions
+// (timestamps, bytes, int-or-string as dyn, quantities left out), not read
+// from embedded OpenAPI. kube-apiserver names a kind's object type after
+// the kind and the nanoseconds of its clock ("Deployment708215250.spec");
+// here the nanoseconds are 0 ("Deployment0.spec"), and 1 for the params'
+// kind, so the warnings are the same from one run to the next. Custom resources are typed from the
+// structural schemas of the CRDs given in [CustomResources], as
+// kube-apiserver publishes them; a kind with no schema is not checked
+// against, as kube-apiserver skips a kind whose schema it cannot resolve.
+// The kinds of apiextensions.k8s.io (CustomResourceDefinition) and
+// apiregistration.k8s.io (APIService), which kube-controller-manager
+// resolves but gatehouse's scheme of built-in kinds does not hold, have no
+// schema here.
 package validatingpolicy
