@@ -111,4 +111,3 @@ func Equal(a, b any) bool {
 	}
 	return fmt.Sprintf("%T %#v", a, a) == fmt.Sprintf("%T %#v", b, b)
 }
-
