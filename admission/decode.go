@@ -23,9 +23,11 @@ func (e *KindError) Error() string {
 // Decode reads the MutatingAdmissionPolicies, ValidatingAdmissionPolicies
 // and their bindings of a YAML or JSON stream into a Config, as
 // mutation.Decode and validatingpolicy.Decode read them (strictly, with
-// their defaults). Every document is read even if an earlier one is bad;
-// the error joins one *mutation.DecodeError per bad document or item, and a
-// *KindError for each document of another kind.
+// their defaults). Webhook configurations are not read (they are
+// KindErrors): Config's webhook fields take API objects with their
+// defaults (admissionmanifest.SetDefaults). Every document is read even if
+// an earlier one is bad; the error joins one *mutation.DecodeError per bad
+// document or item, and a *KindError for each document of another kind.
 func Decode(data []byte) (*Config, error) {
 	m, merr := mutation.Decode(data)
 	v, verr := validatingpolicy.Decode(data)
