@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -23,6 +24,8 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admission"
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/authorizer"
+	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
 )
@@ -67,9 +70,11 @@ type admitInputs struct {
 	policies, params, crds, namespaces, old, objects []string
 	// webhooks are files of webhook configurations; answers the file of
 	// scripted answers; callWebhooks calls the real endpoints instead.
-	webhooks          []string
-	answers           string
-	callWebhooks      bool
+	webhooks     []string
+	answers      string
+	callWebhooks bool
+	// rbac are files of RBAC objects: the expressions' authorizer.
+	rbac              []string
 	operation         admissionv1.Operation
 	user              string
 	groups            []string
@@ -95,7 +100,10 @@ v1, v1beta1 or v1alpha1, defaulted and validated as kube-apiserver's REST API
 does; an invalid one is reported and left out. Params (--params) are any
 objects; custom resources get their schemas from the CRDs of --crds; namespaces
 come from the Namespace objects of --namespaces (without it, every namespace
-exists without labels). --operation is CREATE (default), UPDATE (the old object
+exists without labels). The expressions' authorizer checks are answered by
+kube-apiserver's authorizers over the RBAC objects of --rbac (system:masters,
+then RBAC); without it they fail, as no authorizer is there. --operation is
+CREATE (default), UPDATE (the old object
 is the one of --old with the same kind, namespace and name, else the object
 itself) or DELETE (the object is the old object).
 
@@ -132,6 +140,7 @@ policy is invalid, 2 on a usage or input error.`,
 	f.StringSliceVar(&in.webhooks, "webhooks", nil, "files or directories of validating and mutating webhook configurations")
 	f.StringVar(&in.answers, "webhook-answers", "", "a file of scripted answers of the webhooks (webhooks: [{name, answers: [{when, allowed, status, patch, warnings, auditAnnotations}], fail}])")
 	f.BoolVar(&in.callWebhooks, "call-webhooks", false, "call the webhooks' real endpoints instead of answering from --webhook-answers")
+	f.StringSliceVar(&in.rbac, "rbac", nil, "files or directories of RBAC objects: the authorizer of the expressions' authorizer checks (system:masters, then RBAC)")
 	return cmd
 }
 
@@ -201,6 +210,14 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 		paramObjects = append(paramObjects, d.object)
 	}
 	opts := admission.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...)}
+	if len(in.rbac) > 0 {
+		az, err := expressionAuthorizer(in.rbac, a.stdin)
+		if err != nil {
+			fmt.Fprintf(a.stderr, "gatehouse: --rbac: %v\n", err)
+			return errInput
+		}
+		opts.Authorizer = az
+	}
 	if len(in.namespaces) > 0 {
 		namespaceByName := map[string]*corev1.Namespace{}
 		for _, d := range nsDocs {
@@ -486,4 +503,21 @@ func (r admitReport) text(p *printer, diff bool) {
 			p.block("  ", strings.TrimRight(o.diff, " \n"))
 		}
 	}
+}
+
+// expressionAuthorizer is kube-apiserver's authorizer over the RBAC objects
+// of paths (system:masters, then RBAC), for the expressions' authorizer
+// checks.
+func expressionAuthorizer(paths []string, stdin io.Reader) (matchcond.Authorizer, error) {
+	set, err := loadRBAC(paths, stdin)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := authorizer.NewChain(
+		authorizer.Named{Name: "system:masters", Authorizer: authorizer.PrivilegedGroups("system:masters")},
+		authorizer.Named{Name: "rbac", Authorizer: set.authorizer})
+	if err != nil {
+		return nil, err
+	}
+	return authorizer.ForExpressions(chain), nil
 }

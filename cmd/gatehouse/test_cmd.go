@@ -45,9 +45,12 @@ type testSuite struct {
 	BindUnbound bool `json:"bindUnbound,omitempty"`
 	// Webhooks are files of webhook configurations, answered from the file
 	// WebhookAnswers as admit --webhook-answers answers them.
-	Webhooks       []string   `json:"webhooks,omitempty"`
-	WebhookAnswers string     `json:"webhookAnswers,omitempty"`
-	Cases          []testCase `json:"cases"`
+	Webhooks       []string `json:"webhooks,omitempty"`
+	WebhookAnswers string   `json:"webhookAnswers,omitempty"`
+	// RBAC are files of RBAC objects, the authorizer of the expressions'
+	// authorizer checks, as admit --rbac.
+	RBAC  []string   `json:"rbac,omitempty"`
+	Cases []testCase `json:"cases"`
 }
 
 // testCase is one request and what it must give.
@@ -530,9 +533,20 @@ func (a *app) runGatehouseCases(ctx context.Context, w *testWorld, s *testSuite)
 	var report admitReport
 	cfg, err := validConfig(&w.maps, &w.vaps, s.BindUnbound, &report)
 	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = w.mutatingHooks, w.validatingHooks
+	opts := w.options()
+	if err == nil && len(s.RBAC) > 0 {
+		paths := make([]string, len(s.RBAC))
+		for i, p := range s.RBAC {
+			paths[i] = p
+			if !filepath.IsAbs(p) {
+				paths[i] = filepath.Join(w.dir, p)
+			}
+		}
+		opts.Authorizer, err = expressionAuthorizer(paths, a.stdin)
+	}
 	var chain *admission.Chain
 	if err == nil {
-		chain, err = admission.New(cfg, w.options())
+		chain, err = admission.New(cfg, opts)
 	}
 	// Objects kube-apiserver would refuse are left out of the chain; the
 	// suite says so as a failure of its own.
