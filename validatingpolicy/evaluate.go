@@ -45,6 +45,9 @@ type evalInput struct {
 	authorizer matchcond.Authorizer
 	// clock times decisions for the metrics; nil does not.
 	clock clock.PassiveClock
+	// requestVal is request's CEL value, built on first use and shared by
+	// the invocation's lists of expressions (it is read, never changed).
+	requestVal ref.Val
 }
 
 // decision is one validation's outcome (kube-apiserver's PolicyDecision).
@@ -260,7 +263,7 @@ func (p *Policy) activation(ctx context.Context, in *evalInput, namespace ref.Va
 		Ctx:          ctx,
 		Object:       admissioncel.AdmittedVal(in.object, in.typedView),
 		OldObject:    admissioncel.AdmittedVal(in.oldObject, in.typedView),
-		Request:      admissioncel.TypedToVal(in.request),
+		Request:      in.requestValue(),
 		Namespace:    namespace,
 		Authorizer:   authz,
 		AuthzRequest: in.request,
@@ -270,6 +273,13 @@ func (p *Policy) activation(ctx context.Context, in *evalInput, namespace ref.Va
 	}
 	p.variables.Bind(a)
 	return a
+}
+
+func (in *evalInput) requestValue() ref.Val {
+	if in.requestVal == nil {
+		in.requestVal = admissioncel.TypedToVal(in.request)
+	}
+	return in.requestVal
 }
 
 // evaluation is one expression's outcome: its value, or the error that

@@ -229,7 +229,42 @@ func (it *typedListIterator) Next() ref.Val {
 // typedMap is a Go map.
 type typedMap struct {
 	value  reflect.Value
-	values map[string]ref.Val // looked up keys; nil value: absent
+	// seen are the keys looked up and their values (nil: absent): the
+	// first few inline, the others in more, as an expression reads few
+	// keys of a map.
+	seen [4]seenKey
+	n    int
+	more map[string]ref.Val
+}
+
+type seenKey struct {
+	key string
+	val ref.Val
+}
+
+// lookedUp returns the value a key was found with, and whether it was
+// looked up.
+func (m *typedMap) lookedUp(key string) (ref.Val, bool) {
+	for i := range m.n {
+		if m.seen[i].key == key {
+			return m.seen[i].val, true
+		}
+	}
+	v, ok := m.more[key]
+	return v, ok
+}
+
+// remember records what a key was found with.
+func (m *typedMap) remember(key string, v ref.Val) {
+	if m.n < len(m.seen) {
+		m.seen[m.n] = seenKey{key, v}
+		m.n++
+		return
+	}
+	if m.more == nil {
+		m.more = map[string]ref.Val{}
+	}
+	m.more[key] = v
 }
 
 var _ traits.Mapper = (*typedMap)(nil)
@@ -288,19 +323,22 @@ func (m *typedMap) Find(key ref.Val) (ref.Val, bool) {
 		return types.ValOrErr(key, "unsupported map key type: %T", key), false
 	}
 	name := string(k)
-	if v, seen := m.values[name]; seen {
+	if v, seen := m.lookedUp(name); seen {
 		return v, v != nil
 	}
 	var v ref.Val
-	if kt := m.value.Type().Key(); kt.Kind() == reflect.String {
+	if um, ok := m.value.Interface().(map[string]any); ok {
+		// Unstructured content, the common case: indexed without
+		// reflection.
+		if e, found := um[name]; found {
+			v = TypedToVal(e)
+		}
+	} else if kt := m.value.Type().Key(); kt.Kind() == reflect.String {
 		if e := m.value.MapIndex(reflect.ValueOf(name).Convert(kt)); e.IsValid() {
 			v = TypedToVal(e.Interface())
 		}
 	}
-	if m.values == nil {
-		m.values = map[string]ref.Val{}
-	}
-	m.values[name] = v
+	m.remember(name, v)
 	return v, v != nil
 }
 
