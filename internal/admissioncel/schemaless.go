@@ -228,7 +228,7 @@ func (it *typedListIterator) Next() ref.Val {
 
 // typedMap is a Go map.
 type typedMap struct {
-	value  reflect.Value
+	value reflect.Value
 	// seen are the keys looked up and their values (nil: absent): the
 	// first few inline, the others in more, as an expression reads few
 	// keys of a map.
