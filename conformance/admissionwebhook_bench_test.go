@@ -2,6 +2,11 @@ package conformance
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,8 +21,10 @@ import (
 	webhookmutating "k8s.io/apiserver/pkg/admission/plugin/webhook/mutating"
 	webhookvalidating "k8s.io/apiserver/pkg/admission/plugin/webhook/validating"
 	"k8s.io/apiserver/pkg/authentication/user"
+	webhookutil "k8s.io/apiserver/pkg/util/webhook"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/rest"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
@@ -26,8 +33,11 @@ import (
 
 // BenchmarkAdmissionWebhook is one pod creation through a validating
 // webhook that allows it, and through a mutating webhook that adds a label,
-// both on the same loopback TLS server (connections reused), in
-// kube-apiserver's plugins and in admissionwebhook.Dispatcher.
+// in kube-apiserver's plugins and in admissionwebhook.Dispatcher: with
+// net=loopback-tls both call the same loopback TLS server (connections
+// reused); with net=none both transports are replaced by one that answers in
+// memory, which leaves the work around the call (build the review, encode
+// it, read the answer, apply the patch).
 func BenchmarkAdmissionWebhook(b *testing.B) {
 	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
 	require.NoError(b, err)
@@ -51,10 +61,20 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 	require.NoError(b, corev1.AddToScheme(scheme))
 	o := admission.NewObjectInterfacesFromScheme(scheme)
 	ctx := context.Background()
-	for _, mutating := range []bool{false, true} {
+	for _, bc := range []struct {
+		mutating bool
+		inMemory bool
+	}{{false, false}, {true, false}, {false, true}, {true, true}} {
+		mutating := bc.mutating
 		kind := "kind=validating"
 		if mutating {
 			kind = "kind=mutating"
+		}
+		kind += "/net=loopback-tls"
+		var wrap func(http.RoundTripper) http.RoundTripper
+		if bc.inMemory {
+			kind = strings.Replace(kind, "loopback-tls", "none", 1)
+			wrap = func(http.RoundTripper) http.RoundTripper { return inMemoryWebhook{mutating: mutating} }
 		}
 		b.Run(kind+"/impl=kube-apiserver", func(b *testing.B) {
 			objs := []runtime.Object{
@@ -70,6 +90,7 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 			if mutating {
 				wh, err := webhookmutating.NewMutatingWebhook(nil)
 				require.NoError(b, err)
+				wrapKubeTransport(wh, wrap)
 				wh.SetExternalKubeClientSet(client)
 				wh.SetExternalKubeInformerFactory(factory)
 				require.NoError(b, wh.ValidateInitialization())
@@ -77,6 +98,7 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 			} else {
 				wh, err := webhookvalidating.NewValidatingAdmissionWebhook(nil)
 				require.NoError(b, err)
+				wrapKubeTransport(wh, wrap)
 				wh.SetExternalKubeClientSet(client)
 				wh.SetExternalKubeInformerFactory(factory)
 				require.NoError(b, wh.ValidateInitialization())
@@ -84,11 +106,18 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 			}
 			factory.Start(stop)
 			factory.WaitForCacheSync(stop)
+			newAttr := func() admission.Attributes {
+				return admission.NewAttributesRecord(awPod(), nil, corev1.SchemeGroupVersion.WithKind("Pod"), "default", "p",
+					corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, nil, false, &user.DefaultInfo{Name: "alice"})
+			}
+			if mutating { // the webhook was called and its patch applied
+				attr := newAttr()
+				require.NoError(b, call(attr))
+				require.Equal(b, "a", attr.GetObject().(*corev1.Pod).Labels["team"])
+			}
 			b.ReportAllocs()
 			for b.Loop() {
-				attr := admission.NewAttributesRecord(awPod(), nil, corev1.SchemeGroupVersion.WithKind("Pod"), "default", "p",
-					corev1.SchemeGroupVersion.WithResource("pods"), "", admission.Create, nil, false, &user.DefaultInfo{Name: "alice"})
-				if err := call(attr); err != nil {
+				if err := call(newAttr()); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -98,7 +127,7 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 			if mutating {
 				hook = admissionmanifest.Webhook{ConfigurationName: "config", Mutating: &m}
 			}
-			d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{hook}, admissionwebhook.Options{})
+			d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{hook}, admissionwebhook.Options{WrapTransport: wrap})
 			require.NoError(b, err)
 			pod, err := runtime.DefaultUnstructuredConverter.ToUnstructured(awPod())
 			require.NoError(b, err)
@@ -106,6 +135,11 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 				Operation: admissionv1.Create, Kind: corev1.SchemeGroupVersion.WithKind("Pod"), Resource: corev1.SchemeGroupVersion.WithResource("pods"),
 				Name: "p", Namespace: "default", UserInfo: authenticationv1.UserInfo{Username: "alice"},
 				Object: &unstructured.Unstructured{Object: pod},
+			}
+			if mutating {
+				res, err := d.Admit(ctx, req)
+				require.NoError(b, err)
+				require.Equal(b, "a", res.Object.GetLabels()["team"])
 			}
 			b.ReportAllocs()
 			for b.Loop() {
@@ -121,4 +155,62 @@ func BenchmarkAdmissionWebhook(b *testing.B) {
 			}
 		})
 	}
+}
+
+// wrapKubeTransport gives kube-apiserver's webhook clients the transport
+// wrap returns, as a server injects its dialer: through the resolver of
+// their rest.Config. A nil wrap leaves them as they are.
+func wrapKubeTransport(wh interface {
+	SetAuthenticationInfoResolverWrapper(webhookutil.AuthenticationInfoResolverWrapper)
+}, wrap func(http.RoundTripper) http.RoundTripper) {
+	if wrap == nil {
+		return
+	}
+	wh.SetAuthenticationInfoResolverWrapper(func(r webhookutil.AuthenticationInfoResolver) webhookutil.AuthenticationInfoResolver {
+		return &webhookutil.AuthenticationInfoResolverDelegator{
+			ClientConfigForFunc: func(hostPort string) (*rest.Config, error) {
+				cfg, err := r.ClientConfigFor(hostPort)
+				if err == nil {
+					cfg.WrapTransport = wrap
+				}
+				return cfg, err
+			},
+			ClientConfigForServiceFunc: r.ClientConfigForService,
+		}
+	})
+}
+
+// inMemoryWebhook answers an AdmissionReview v1 without a network: it
+// allows, with the benchmark's label patch when mutating, echoing the
+// request's uid.
+type inMemoryWebhook struct{ mutating bool }
+
+var labelPatch = base64.StdEncoding.EncodeToString([]byte(`[{"op":"add","path":"/metadata/labels/team","value":"a"}]`))
+
+func (w inMemoryWebhook) RoundTrip(r *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var review struct {
+		Request struct {
+			UID string `json:"uid"`
+		} `json:"request"`
+	}
+	if err := json.Unmarshal(body, &review); err != nil {
+		return nil, err
+	}
+	answer := `{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"` + review.Request.UID + `","allowed":true`
+	if w.mutating {
+		answer += `,"patchType":"JSONPatch","patch":"` + labelPatch + `"`
+	}
+	answer += `}}`
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": []string{"application/json"}},
+		Body:          io.NopCloser(strings.NewReader(answer)),
+		ContentLength: int64(len(answer)),
+		Request:       r,
+	}, nil
 }
