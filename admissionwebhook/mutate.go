@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
 	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
 	"github.com/gatehouse-dev/gatehouse/metrics"
@@ -87,9 +88,9 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 				return fail(err)
 			}
 		}
-		reinvoke = rc.start(contentOf(object))
+		reinvoke = rc.start(admissionpolicy.Content(object))
 		// The pass's output, for the next (after a failure there is none).
-		defer func() { rc.end(contentOf(object)) }()
+		defer func() { rc.end(admissionpolicy.Content(object)) }()
 	}
 	round := 0
 	if reinvoke {
@@ -236,13 +237,6 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 	res.Warnings = warnings
 	res.Object = object
 	return res, nil
-}
-
-func contentOf(u *unstructured.Unstructured) map[string]any {
-	if u == nil {
-		return nil
-	}
-	return u.Object
 }
 
 // mutationAnnotation and patchAnnotation are the values of kube-apiserver's

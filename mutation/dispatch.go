@@ -288,10 +288,10 @@ func (d *Dispatcher) admit(ctx context.Context, req *Request, t *Trace) (Result,
 		Namespaces:  &s.ns,
 		Equivalents: d.o.Equivalents,
 	}
-	if obj := contentOf(req.Object); obj != nil {
+	if obj := admissionpolicy.Content(req.Object); obj != nil {
 		s.match.Object = req.Object
 	}
-	if old := contentOf(req.OldObject); old != nil {
+	if old := admissionpolicy.Content(req.OldObject); old != nil {
 		s.match.OldObject = req.OldObject
 	}
 	invocations := s.collect(ctx)
@@ -302,20 +302,13 @@ func (d *Dispatcher) admit(ctx context.Context, req *Request, t *Trace) (Result,
 		}
 		if final != nil {
 			res.Object = final
-			res.Changed = !objectdiff.Equal(contentOf(req.Object), final.Object)
+			res.Changed = !objectdiff.Equal(admissionpolicy.Content(req.Object), final.Object)
 		}
 	}
 	if status := denial(req, s.errs); status != nil {
 		return Result{Object: req.Object}, status
 	}
 	return res, nil
-}
-
-func contentOf(u *unstructured.Unstructured) map[string]any {
-	if u == nil {
-		return nil
-	}
-	return u.Object
 }
 
 // collect matches the request against every policy and binding and
@@ -445,7 +438,7 @@ func (s *state) version(kind schema.GroupVersionKind) (*versioned, error) {
 	}
 	v := &versioned{kind: kind}
 	if kind == s.req.Kind {
-		v.object, v.oldObject = contentOf(s.req.Object), contentOf(s.req.OldObject)
+		v.object, v.oldObject = admissionpolicy.Content(s.req.Object), admissionpolicy.Content(s.req.OldObject)
 	} else {
 		var err error
 		if v.object, err = s.convert(s.req.Object, kind); err != nil {
@@ -478,7 +471,7 @@ func (s *state) normalize(object map[string]any, kind schema.GroupVersionKind) m
 }
 
 func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersionKind) (map[string]any, error) {
-	if contentOf(obj) == nil {
+	if admissionpolicy.Content(obj) == nil {
 		return nil, nil
 	}
 	if s.d.o.Converter == nil {
@@ -488,7 +481,7 @@ func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersion
 	if err != nil {
 		return nil, err
 	}
-	return contentOf(out), nil
+	return admissionpolicy.Content(out), nil
 }
 
 // dispatch runs the invocations (kube-apiserver's mutating
@@ -502,7 +495,7 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.started = true
-	current := contentOf(s.req.Object)
+	current := admissionpolicy.Content(s.req.Object)
 	if rc.isReinvoke && !objectdiff.Equal(rc.lastOutput, current) {
 		rc.requireReinvokingPrevious()
 	}

@@ -258,10 +258,10 @@ func (d *Dispatcher) validate(ctx context.Context, req *Request, t *Trace) (Resu
 		Namespaces:  &s.ns,
 		Equivalents: d.o.Equivalents,
 	}
-	if obj := contentOf(req.Object); obj != nil {
+	if obj := admissionpolicy.Content(req.Object); obj != nil {
 		s.match.Object = req.Object
 	}
-	if old := contentOf(req.OldObject); old != nil {
+	if old := admissionpolicy.Content(req.OldObject); old != nil {
 		s.match.OldObject = req.OldObject
 	}
 	if d.o.Authorizer != nil {
@@ -286,13 +286,6 @@ func (d *Dispatcher) validate(ctx context.Context, req *Request, t *Trace) (Resu
 	}
 	s.publishFailures()
 	return s.result, s.denial()
-}
-
-func contentOf(u *unstructured.Unstructured) map[string]any {
-	if u == nil {
-		return nil
-	}
-	return u.Object
 }
 
 // configError records a configuration error of a policy (binding nil) or a
@@ -480,7 +473,7 @@ func (s *state) version(kind schema.GroupVersionKind) (*versioned, error) {
 	}
 	v := &versioned{kind: kind}
 	if kind == s.req.Kind {
-		v.object, v.oldObject = contentOf(s.req.Object), contentOf(s.req.OldObject)
+		v.object, v.oldObject = admissionpolicy.Content(s.req.Object), admissionpolicy.Content(s.req.OldObject)
 	} else {
 		var err error
 		if v.object, err = s.convert(s.req.Object, kind); err != nil {
@@ -514,7 +507,7 @@ func normalize(object map[string]any, kind schema.GroupVersionKind, builtin bool
 }
 
 func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersionKind) (map[string]any, error) {
-	if contentOf(obj) == nil {
+	if admissionpolicy.Content(obj) == nil {
 		return nil, nil
 	}
 	if s.d.o.Converter == nil {
@@ -524,5 +517,5 @@ func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersion
 	if err != nil {
 		return nil, err
 	}
-	return contentOf(out), nil
+	return admissionpolicy.Content(out), nil
 }

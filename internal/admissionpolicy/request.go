@@ -124,3 +124,12 @@ type ConverterFunc func(obj *unstructured.Unstructured, to schema.GroupVersionKi
 func (f ConverterFunc) Convert(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
 	return f(obj, to)
 }
+
+// Content is an object's content, nil for no object (a CREATE's old object,
+// a DELETE's object).
+func Content(u *unstructured.Unstructured) map[string]any {
+	if u == nil {
+		return nil
+	}
+	return u.Object
+}
