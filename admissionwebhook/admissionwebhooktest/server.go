@@ -1,16 +1,9 @@
 package admissionwebhooktest
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
-	"errors"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"sync"
 	"time"
@@ -21,6 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fakewebhook"
 )
 
 // Answer is a webhook's answer to one review.
@@ -83,7 +78,7 @@ type Options struct {
 // concurrent use.
 type Server struct {
 	opts Options
-	srv  *httptest.Server
+	srv  *fakewebhook.Server
 	clk  clock.Clock
 
 	mu       sync.Mutex
@@ -150,36 +145,18 @@ func NewServer(opts Options) (*Server, error) {
 	if s.clk == nil {
 		s.clk = clock.RealClock{}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := fakewebhook.StartServer(http.HandlerFunc(s.serve), fakewebhook.ServerOptions{
+		Plain: opts.Plain, HTTP2: opts.HTTP2, ClientCA: opts.ClientCA, Owner: "admissionwebhooktest",
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.srv = &httptest.Server{
-		Listener: ln,
-		Config:   &http.Server{Handler: http.HandlerFunc(s.serve), ErrorLog: log.New(io.Discard, "", 0)},
-	}
-	if opts.Plain {
-		s.srv.Start()
-		return s, nil
-	}
-	s.srv.EnableHTTP2 = opts.HTTP2
-	if len(opts.ClientCA) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(opts.ClientCA) {
-			ln.Close()
-			return nil, errors.New("admissionwebhooktest: ClientCA holds no PEM certificate")
-		}
-		s.srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
-	}
-	s.srv.StartTLS()
+	s.srv = srv
 	return s, nil
 }
 
 // Close shuts the server down and closes its connections.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
+func (s *Server) Close() { s.srv.Close() }
 
 // URL is the URL of path on the server.
 func (s *Server) URL(path string) string { return s.srv.URL + path }
@@ -197,12 +174,7 @@ func (s *Server) ClientConfig(path string) admissionregistrationv1.WebhookClient
 
 // CertificatePEM is the server's certificate, which is also its CA; empty
 // for a plain server.
-func (s *Server) CertificatePEM() []byte {
-	if s.opts.Plain {
-		return nil
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
-}
+func (s *Server) CertificatePEM() []byte { return s.srv.CertificatePEM() }
 
 // Handle makes h answer the reviews posted to path.
 func (s *Server) Handle(path string, h HandleFunc) {
@@ -303,7 +275,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 		if fault.Reset {
-			resetConnection(w)
+			fakewebhook.ResetConnection(w)
 			return
 		}
 	}
@@ -394,24 +366,4 @@ func encodeAnswer(apiVersion string, uid types.UID, a Answer) []byte {
 	}
 	data, _ := json.Marshal(v)
 	return data
-}
-
-// resetConnection closes the client's connection with a TCP RST.
-func resetConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler)
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		return
-	}
-	raw := conn
-	if tc, ok := conn.(*tls.Conn); ok {
-		raw = tc.NetConn()
-	}
-	if tcp, ok := raw.(*net.TCPConn); ok {
-		_ = tcp.SetLinger(0)
-	}
-	_ = raw.Close()
 }

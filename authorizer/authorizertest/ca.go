@@ -1,10 +1,10 @@
 package authorizertest
 
-import "github.com/gatehouse-dev/gatehouse/internal/testca"
+import "github.com/gatehouse-dev/gatehouse/internal/fakewebhook"
 
 // CA is a certificate authority for tests: it issues client certificates
 // (Issue) that a Server configured with Options.ClientCA (its PEM) accepts.
-type CA = testca.CA
+type CA = fakewebhook.CA
 
 // NewCA makes a self-signed CA valid for a day.
-func NewCA() (*CA, error) { return testca.New("authorizertest CA") }
+func NewCA() (*CA, error) { return fakewebhook.NewCA("authorizertest CA") }

@@ -3,16 +3,11 @@ package authorizertest
 import (
 	"bytes"
 	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"log"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"sync"
@@ -22,6 +17,8 @@ import (
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/yaml"
+
+	"github.com/gatehouse-dev/gatehouse/internal/fakewebhook"
 )
 
 // DecideFunc answers a review. The spec is always in its v1 form (a v1beta1
@@ -58,7 +55,7 @@ type Options struct {
 // Server is a fake authorization webhook. It is safe for concurrent use.
 type Server struct {
 	opts Options
-	srv  *httptest.Server
+	srv  *fakewebhook.Server
 	clk  clock.Clock
 
 	mu       sync.Mutex
@@ -121,36 +118,18 @@ func NewServer(opts Options) (*Server, error) {
 	if s.clk == nil {
 		s.clk = clock.RealClock{}
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	srv, err := fakewebhook.StartServer(http.HandlerFunc(s.serve), fakewebhook.ServerOptions{
+		Plain: opts.Plain, HTTP2: opts.HTTP2, ClientCA: opts.ClientCA, Owner: "authorizertest",
+	})
 	if err != nil {
 		return nil, err
 	}
-	s.srv = &httptest.Server{
-		Listener: ln,
-		Config:   &http.Server{Handler: http.HandlerFunc(s.serve), ErrorLog: log.New(io.Discard, "", 0)},
-	}
-	if opts.Plain {
-		s.srv.Start()
-		return s, nil
-	}
-	s.srv.EnableHTTP2 = opts.HTTP2
-	if len(opts.ClientCA) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(opts.ClientCA) {
-			ln.Close()
-			return nil, errors.New("authorizertest: ClientCA holds no PEM certificate")
-		}
-		s.srv.TLS = &tls.Config{ClientAuth: tls.RequireAndVerifyClientCert, ClientCAs: pool}
-	}
-	s.srv.StartTLS()
+	s.srv = srv
 	return s, nil
 }
 
 // Close shuts the server down and closes its connections.
-func (s *Server) Close() {
-	s.srv.CloseClientConnections()
-	s.srv.Close()
-}
+func (s *Server) Close() { s.srv.Close() }
 
 // URL is the URL of the review endpoint.
 func (s *Server) URL() string { return s.srv.URL + s.opts.Path }
@@ -210,8 +189,7 @@ func (s *Server) ResetRequests() {
 func (s *Server) Kubeconfig() []byte {
 	cluster := map[string]any{"server": s.URL()}
 	if !s.opts.Plain {
-		ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
-		cluster["certificate-authority-data"] = ca
+		cluster["certificate-authority-data"] = s.CertificatePEM()
 	}
 	user := map[string]any{}
 	if s.opts.Token != "" {
@@ -243,12 +221,7 @@ func (s *Server) WriteKubeconfig(path string) error {
 
 // CertificatePEM is the server's certificate, which is also its CA; empty for
 // a plain server.
-func (s *Server) CertificatePEM() []byte {
-	if s.opts.Plain {
-		return nil
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: s.srv.Certificate().Raw})
-}
+func (s *Server) CertificatePEM() []byte { return s.srv.CertificatePEM() }
 
 // review reads a SubjectAccessReview of either version.
 type review struct {
@@ -326,7 +299,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			panic(http.ErrAbortHandler)
 		}
 		if fault.Reset {
-			resetConnection(w)
+			fakewebhook.ResetConnection(w)
 			return
 		}
 	}
@@ -378,26 +351,6 @@ func answer(apiVersion string, status authorizationv1.SubjectAccessReviewStatus)
 	fmt.Fprintf(&b, `{"apiVersion":%q,"kind":"SubjectAccessReview",`, apiVersion)
 	b.Write(data[1:])
 	return b.Bytes()
-}
-
-// resetConnection closes the client's connection with a TCP RST.
-func resetConnection(w http.ResponseWriter) {
-	hj, ok := w.(http.Hijacker)
-	if !ok {
-		panic(http.ErrAbortHandler) // HTTP/2: reset the stream instead
-	}
-	conn, _, err := hj.Hijack()
-	if err != nil {
-		return
-	}
-	raw := conn
-	if tc, ok := conn.(*tls.Conn); ok {
-		raw = tc.NetConn()
-	}
-	if tcp, ok := raw.(*net.TCPConn); ok {
-		_ = tcp.SetLinger(0)
-	}
-	_ = raw.Close()
 }
 
 // Always answers every review with status.

@@ -1,7 +1,8 @@
-// Package testca is the certificate authority of the fake webhook servers
-// for tests (authorizertest, admissionwebhooktest): it issues the client
-// certificates that a server requiring them accepts.
-package testca
+// Package fakewebhook is what the fake webhook servers for tests
+// (authorizertest, admissionwebhooktest) share: the certificate authority
+// that issues the client certificates a server requiring them accepts, and
+// the loopback server itself.
+package fakewebhook
 
 import (
 	"crypto/ecdsa"
@@ -22,8 +23,8 @@ type CA struct {
 	pem  []byte
 }
 
-// New makes a self-signed CA valid for a day, named commonName.
-func New(commonName string) (*CA, error) {
+// NewCA makes a self-signed CA valid for a day, named commonName.
+func NewCA(commonName string) (*CA, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, err
