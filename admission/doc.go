@@ -31,4 +31,12 @@
 // Options.Webhooks. Chain.Mutate and Chain.Validate run the phases apart,
 // for an admission chain that runs them itself (contrib/apiserver's
 // plugin in k8s.io/apiserver's).
+//
+// A chain comes from API objects (New, Decode), or from static manifests
+// directories (KEP-5793): ConfigOf gathers loaded directories, and a
+// Reloader follows the directories of an AdmissionConfiguration file as
+// kube-apiserver's plugins do — each loaded at start (its error is
+// kube-apiserver's startup error), read again every minute, its new content
+// in force only if all of it loads and the chain builds, the last good
+// content kept otherwise, with kube-apiserver's reload metrics.
 package admission
