@@ -31,6 +31,14 @@
 //     recorder and audit annotations to its attributes. SetChain swaps the
 //     chain while serving.
 //
+//   - NewReloadingAdmissionPlugin is that plugin over the static manifests
+//     directories of an AdmissionConfiguration file (KEP-5793), following
+//     them as kube-apiserver does (admission.Reloader): a generic server
+//     enforces manifest-based admission with gatehouse's engines.
+//     examples/genericapiserver serves an API of its own (widgets) through
+//     it: the mutating policy of its directory colors widgets, the validating
+//     one denies big ones with kube-apiserver's 422.
+//
 // # Conditions (KEP-5681)
 //
 // k8s.io/apiserver v0.37's Authorizer also has ConditionsAwareAuthorize and

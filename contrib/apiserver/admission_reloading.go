@@ -1,0 +1,47 @@
+package apiserver
+
+import (
+	"context"
+
+	"github.com/gatehouse-dev/gatehouse/admission"
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+)
+
+// ReloadingAdmissionPlugin is the admission plugin of static manifests
+// directories, following them.
+type ReloadingAdmissionPlugin struct {
+	*AdmissionPlugin
+	// Reloader follows the directories: the chain in force, Check and
+	// Trigger.
+	Reloader *admission.Reloader
+}
+
+// NewReloadingAdmissionPlugin loads the static manifests directories of an
+// AdmissionConfiguration file (or those named in opts.Dirs) as
+// kube-apiserver does at startup (any error is returned, in its words) and
+// follows them until ctx is done: content that loads and builds replaces
+// its directory's old content in the plugin's chain atomically, any other
+// leaves the last good one serving. opts.OnReload still hears every reload,
+// after the plugin serves its outcome. Put the plugin in a generic server's
+// admission chain (Config.AdmissionControl, or a plugin registered in its
+// admission options).
+func NewReloadingAdmissionPlugin(ctx context.Context, opts admission.ReloaderOptions) (*ReloadingAdmissionPlugin, error) {
+	p := &ReloadingAdmissionPlugin{AdmissionPlugin: NewAdmissionPlugin(nil)}
+	onReload := opts.OnReload
+	opts.OnReload = func(ev admissionmanifest.ReloadEvent) {
+		if p.Reloader != nil {
+			p.SetChain(p.Reloader.Chain())
+		}
+		if onReload != nil {
+			onReload(ev)
+		}
+	}
+	r, err := admission.NewReloader(opts)
+	if err != nil {
+		return nil, err
+	}
+	p.Reloader = r
+	p.SetChain(r.Chain())
+	go r.Run(ctx)
+	return p, nil
+}
