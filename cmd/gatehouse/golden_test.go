@@ -119,6 +119,7 @@ func goldenCases() []goldenCase {
 		{name: "test-suites-junit", args: []string{"test", "-o", "junit", "testdata/test/gatehouse.test.yaml", "testdata/test/kaptest.yaml"}, exit: 1},
 		{name: "test-junit-elsewhere", args: []string{"admit", "-o", "junit", "--policies", adm + "/validating.yaml", adm + "/objects.yaml"}, exit: 2},
 		{name: "test-missing-file", args: []string{"test", "testdata/test/nope.yaml"}, exit: 2},
+		{name: "admit-realworld-mutating", args: append([]string{"admit", "--no-diff", "--policies", rwMAP, "--params", rwMAP}, realworldResources()...), exit: 1},
 		{name: "admit-realworld", args: append([]string{"admit", "--no-diff", "--bind-unbound", "--policies", strings.Join(realworldVAPs(), ","), "--params", strings.Join(realworldVAPs(), ",")}, realworldVAPs()...), exit: 1},
 		{name: "usage-unknown-flag", args: []string{"authz", "validate", "--nope", "x"}, exit: 2},
 		{name: "usage-bad-output", args: []string{"crd", "check", "-o", "xml", rwCRDs}, exit: 2},
