@@ -256,9 +256,53 @@ func convertField(value ref.Val) (any, error) {
 // field path from the root Object (lists and maps in between are
 // transparent), as kube-apiserver's CheckTypeNamesMatchFieldPathNames does.
 // kube-apiserver reports the mismatches in map order; gatehouse in the
-// order of field names.
+// order of field names. The names are first checked without building
+// paths or sorting: the errors are only listed when there are some.
 func checkTypeNames(v *objectVal) error {
+	if typeNamesMatch(v, v.typ.TypeName(), "") {
+		return nil
+	}
 	return errors.Join(typeNameErrors(v, []string{v.typ.TypeName()})...)
+}
+
+// typeNamesMatch tells whether every Object in v is named parent.field
+// (parent itself when field is ""), and every Object nested in it after
+// its own name and its field.
+func typeNamesMatch(v ref.Val, parent, field string) bool {
+	if o, ok := v.(*objectVal); ok {
+		name := o.typ.TypeName()
+		if field == "" {
+			if name != parent {
+				return false
+			}
+		} else if len(name) != len(parent)+1+len(field) || name[len(parent)] != '.' ||
+			!strings.HasPrefix(name, parent) || !strings.HasSuffix(name, field) {
+			return false
+		}
+		for k, f := range o.fields {
+			if !typeNamesMatch(f, name, k) {
+				return false
+			}
+		}
+		// An Object's Value is its native map, in which no Object is left:
+		// nothing more to look at (and building it is costly).
+		return true
+	}
+	switch raw := v.Value().(type) {
+	case []ref.Val:
+		for _, e := range raw {
+			if !typeNamesMatch(e, parent, field) {
+				return false
+			}
+		}
+	case map[ref.Val]ref.Val:
+		for _, e := range raw {
+			if !typeNamesMatch(e, parent, field) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func typeNameErrors(v ref.Val, path []string) []error {
@@ -271,6 +315,7 @@ func typeNameErrors(v ref.Val, path []string) []error {
 		for _, k := range slices.Sorted(mapsKeys(o.fields)) {
 			errs = append(errs, typeNameErrors(o.fields[k], append(path[:len(path):len(path)], k))...)
 		}
+		return errs
 	}
 	switch raw := v.Value().(type) {
 	case []ref.Val:
