@@ -205,7 +205,10 @@ func (v *objectVal) IsZeroValue() bool { return len(v.fields) == 0 }
 func convertField(value ref.Val) (any, error) {
 	raw := value.Value()
 	if list, ok := raw.([]ref.Val); ok {
-		var out []any
+		var out []any // nil when empty, as kube-apiserver's conversion leaves it
+		if len(list) > 0 {
+			out = make([]any, 0, len(list))
+		}
 		for _, e := range list {
 			out = append(out, e.Value())
 		}
@@ -286,6 +289,11 @@ func typeNamesMatch(v ref.Val, parent, field string) bool {
 		}
 		// An Object's Value is its native map, in which no Object is left:
 		// nothing more to look at (and building it is costly).
+		return true
+	}
+	switch v.(type) {
+	case types.String, types.Int, types.Uint, types.Double, types.Bool, types.Bytes, types.Null:
+		// Scalars hold no Object (and their Value would be boxed).
 		return true
 	}
 	switch raw := v.Value().(type) {
