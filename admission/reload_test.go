@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -110,4 +111,50 @@ func TestReloaderStartup(t *testing.T) {
 	res, err := r.Chain().Admit(context.Background(), podRequest(admissionv1.Create, nil))
 	require.NoError(t, err)
 	assert.False(t, res.Changed)
+}
+
+// TestReloaderServesDuringReloads admits requests from several goroutines
+// while the directory changes back and forth: every request sees one whole
+// chain, the old or the new (run with -race).
+func TestReloaderServesDuringReloads(t *testing.T) {
+	warn := staticPolicies(requirePolicies)
+	deny := strings.Replace(warn, "[Warn]", "[Deny]", 1)
+	fsys := fstest.MapFS{"etc/validating/team.yaml": {Data: []byte(warn)}}
+	r, err := NewReloader(ReloaderOptions{Files: admissionmanifest.FilesOf(fsys),
+		Dirs: map[admissionmanifest.Plugin]string{admissionmanifest.ValidatingAdmissionPolicy: "/etc/validating"}})
+	require.NoError(t, err)
+
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				res, err := r.Chain().Admit(context.Background(), podRequest(admissionv1.Create, map[string]string{"team": "unknown"}))
+				// Warned or denied, never both nor neither.
+				if (err == nil) == (len(res.Warnings) == 0) {
+					errs <- fmt.Errorf("warnings %v with error %v", res.Warnings, err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		content := warn
+		if i%2 == 0 {
+			content = deny
+		}
+		// MapFS is read by the check only, under the watcher's lock.
+		fsys["etc/validating/team.yaml"] = &fstest.MapFile{Data: []byte(content)}
+		r.Check()
+	}
+	close(done)
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
 }
