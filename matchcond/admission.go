@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -62,7 +63,7 @@ type admissionEnv struct {
 	planner *icel.Planner
 	// variables is the kubernetes.variables type of a policy's environment,
 	// which gains a field as each variable compiles; nil for webhooks.
-	variables *admissioncel.RegisteredType
+	variables *celdecl.RegisteredType
 }
 
 // NewAdmissionCompiler builds the admission environment of the standard
@@ -110,9 +111,9 @@ func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authoriz
 			cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType),
 			cel.Variable(admissioncel.RequestResourceVarName, icel.ResourceCheckType))
 	}
-	all = append(all, admissioncel.DeclaredTypes(
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
+	all = append(all, celdecl.DeclaredTypes(
+		func(types.Adapter) *celdecl.Decl { return admissioncel.NamespaceDecl() },
+		func(types.Adapter) *celdecl.Decl { return admissioncel.AdmissionRequestDecl() },
 	))
 	env, err := newEnv(append(all, opts...)...)
 	if err != nil {
@@ -149,10 +150,10 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 // policyEnv extends a base environment for one policy: variables, and
 // params if the policy has a paramKind.
 func policyEnv(base *admissionEnv, hasParams bool) (*admissionEnv, error) {
-	variables := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+	variables := celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
 	opts := []cel.EnvOption{
 		cel.Variable(admissioncel.VariablesVarName, variables.CELType()),
-		admissioncel.DeclaredType(admissioncel.VariablesTypeName, variables),
+		celdecl.DeclaredType(admissioncel.VariablesTypeName, variables),
 	}
 	if hasParams {
 		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))

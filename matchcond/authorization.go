@@ -6,13 +6,12 @@ import (
 	"strings"
 	"sync"
 
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // MaxAuthorizationMatchConditions is the most match conditions an
@@ -61,7 +60,7 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 func newAuthorizationEnv(libs icel.Libraries) (*authorizationEnv, error) {
 	env, err := icel.NewEnvOf(libs,
 		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
-		admissioncel.DeclaredTypes(sarDecl),
+		celdecl.DeclaredTypes(sarDecl),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 )
 
 // PolicyExpression is the kind of a CEL expression of an admission policy,
@@ -50,7 +51,7 @@ type PolicyValidateOptions struct {
 type PolicyValidator struct {
 	c         *AdmissionCompiler
 	o         PolicyValidateOptions
-	variables *admissioncel.RegisteredType
+	variables *celdecl.RegisteredType
 	envs      map[validationEnvKey]*admissionEnv
 }
 
@@ -58,7 +59,7 @@ type PolicyValidator struct {
 func (c *AdmissionCompiler) NewPolicyValidator(o PolicyValidateOptions) *PolicyValidator {
 	v := &PolicyValidator{c: c, o: o, envs: map[validationEnvKey]*admissionEnv{}}
 	if o.Composition {
-		v.variables = admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+		v.variables = celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
 	}
 	return v
 }
@@ -78,7 +79,7 @@ func (v *PolicyValidator) env(stored, authorizer bool) (*admissionEnv, error) {
 	if v.o.Composition {
 		env, err := base.env.Extend(
 			cel.Variable(admissioncel.VariablesVarName, v.variables.CELType()),
-			admissioncel.DeclaredType(admissioncel.VariablesTypeName, v.variables),
+			celdecl.DeclaredType(admissioncel.VariablesTypeName, v.variables),
 		)
 		if err != nil {
 			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
