@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/metrics"
@@ -30,18 +31,18 @@ const MaxAdmissionMatchConditions = 64
 // params for a policy with a paramKind and variables for a policy. It is safe
 // for concurrent use.
 type AdmissionCompiler struct {
-	parser *fastParser
+	parser *authzcond.FastParser
 	// bases holds the admission environments of stored expressions, by the
 	// libraries beside the standard one (see icel.LibrariesOf): a webhook's
 	// or policy's expressions are compiled in the environment of the
 	// libraries they call, built when first needed.
-	bases *environments[icel.Libraries, *admissionEnv]
+	bases *authzcond.Environments[icel.Libraries, *admissionEnv]
 	// validation holds the environments of Validate, built when first used.
-	validation *environments[validationEnvKey, *admissionEnv]
+	validation *authzcond.Environments[validationEnvKey, *admissionEnv]
 	// policies holds the environments of policies without variables, by
 	// libraries and params, built when first used: such policies share
 	// them rather than each extending its own.
-	policies *environments[policyEnvKey, *admissionEnv]
+	policies *authzcond.Environments[policyEnvKey, *admissionEnv]
 }
 
 // policyEnvKey names the environment of policies without variables.
@@ -70,23 +71,23 @@ type admissionEnv struct {
 // library; those of other libraries are built when an expression first
 // calls them.
 func NewAdmissionCompiler() (*AdmissionCompiler, error) {
-	c := &AdmissionCompiler{parser: newStandardFastParser()}
-	c.bases = newEnvironments(func(libs icel.Libraries) (*admissionEnv, error) {
+	c := &AdmissionCompiler{parser: authzcond.NewStandardFastParser()}
+	c.bases = authzcond.NewEnvironments(func(libs icel.Libraries) (*admissionEnv, error) {
 		env, err := newAdmissionEnv(func(opts ...cel.EnvOption) (*cel.Env, error) { return icel.NewEnvOf(libs, opts...) })
 		if err != nil {
 			return nil, fmt.Errorf("building the admission CEL environment: %w", err)
 		}
 		return env, nil
 	})
-	c.validation = newEnvironments(c.newValidationEnv)
-	c.policies = newEnvironments(func(key policyEnvKey) (*admissionEnv, error) {
-		base, err := c.bases.get(key.libs)
+	c.validation = authzcond.NewEnvironments(c.newValidationEnv)
+	c.policies = authzcond.NewEnvironments(func(key policyEnvKey) (*admissionEnv, error) {
+		base, err := c.bases.Get(key.libs)
 		if err != nil {
 			return nil, err
 		}
 		return policyEnv(base, key.hasParams)
 	})
-	if _, err := c.bases.get(0); err != nil {
+	if _, err := c.bases.Get(0); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -130,7 +131,7 @@ func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authoriz
 // without variables, as kube-apiserver validates match conditions.
 func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEnv, error) {
 	if !key.newExpressions && !key.hasParams && !key.noAuthorizer {
-		return c.bases.get(icel.AllLibraries)
+		return c.bases.Get(icel.AllLibraries)
 	}
 	newEnv := icel.NewEnv
 	if key.newExpressions {
@@ -196,7 +197,7 @@ func (c *AdmissionCompiler) parseAll(exprs []string, isVariable func(string) boo
 
 // parseOrNil parses expr with the fast parser, or returns nil for cel-go's.
 func (c *AdmissionCompiler) parseOrNil(expr string) *cel.Ast {
-	if a, ok := c.parser.parse(expr); ok {
+	if a, ok := c.parser.Parse(expr); ok {
 		return a
 	}
 	return nil
@@ -243,7 +244,7 @@ func (e *admissionEnv) compile(expr string, parsed *cel.Ast, wantBool bool) (*ic
 	if wantBool && !checked.OutputType().IsExactType(types.BoolType) {
 		return nil, nil, &exprError{field.ErrorTypeInvalid, fmt.Sprintf("must evaluate to %v but got %v", types.BoolType, checked.OutputType())}
 	}
-	prg, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
+	prg, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(authzcond.InterruptCheckFrequency))
 	if err != nil {
 		return nil, nil, &exprError{field.ErrorTypeInternal, "program instantiation failed: " + err.Error()}
 	}
@@ -311,13 +312,13 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 		exprs = append(exprs, cond.Expression)
 	}
 	parsed := c.parseAll(exprs, admissionVariables(o))
-	env, err := c.bases.get(parsed.libs)
+	env, err := c.bases.Get(parsed.libs)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case o.Policy && len(o.Variables) == 0:
-		if env, err = c.policies.get(policyEnvKey{libs: parsed.libs, hasParams: o.HasParams}); err != nil {
+		if env, err = c.policies.Get(policyEnvKey{libs: parsed.libs, hasParams: o.HasParams}); err != nil {
 			return nil, err
 		}
 	case o.Policy:
@@ -417,7 +418,7 @@ func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchC
 		path := fldPath.Index(i)
 		if expr := strings.TrimSpace(cond.Expression); expr == "" {
 			errs = append(errs, field.Required(path.Child("expression"), ""))
-		} else if env, err := c.validation.get(validationEnvKey{newExpressions: !preexisting[expr], hasParams: o.HasParams}); err != nil {
+		} else if env, err := c.validation.Get(validationEnvKey{newExpressions: !preexisting[expr], hasParams: o.HasParams}); err != nil {
 			errs = append(errs, field.InternalError(path.Child("expression"), err))
 		} else if _, _, err := env.compile(expr, c.parseOrNil(expr), true); err != nil {
 			errs = append(errs, err.fieldError(path.Child("expression"), expr))

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 )
@@ -71,7 +72,7 @@ func (v *PolicyValidator) env(stored, authorizer bool) (*admissionEnv, error) {
 	if e, ok := v.envs[key]; ok {
 		return e, nil
 	}
-	base, err := v.c.validation.get(key)
+	base, err := v.c.validation.Get(key)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +182,7 @@ func (e *admissionEnv) check(expr string, parsed *cel.Ast, want []*types.Type) (
 	if _, err := cel.AstToCheckedExpr(checked); err != nil {
 		return nil, &exprError{field.ErrorTypeInternal, "unexpected compilation error: " + err.Error()}
 	}
-	if _, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency)); err != nil {
+	if _, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(authzcond.InterruptCheckFrequency)); err != nil {
 		return nil, &exprError{field.ErrorTypeInternal, "program instantiation failed: " + err.Error()}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package matchcond
+package authzcond
 
 import (
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
