@@ -44,11 +44,108 @@ func cacheable(a *Attributes) bool {
 // one pass over the key replaces a UTF-8 check per string.
 func appendCacheKey(dst []byte, a *Attributes) []byte {
 	start := len(dst)
-	dst = appendCacheKeyOf(dst, a, false)
+	dst = appendCacheKeyFast(dst, a)
 	if isASCII(dst[start:]) {
 		return dst
 	}
 	return appendCacheKeyOf(dst[:start], a, true)
+}
+
+// appendCacheKeyFast writes a's key as appendCacheKeyOf does when every
+// string is ASCII and every length and count is below 128, straight, with
+// one byte per length. Any other key it writes differently but with a byte
+// of 0x80 or above, which sends appendCacheKey to the exact path: a length or
+// count of 128 or more is written as 0x80, the strings as they are, a nil
+// extra value as keyNilList.
+func appendCacheKeyFast(dst []byte, a *Attributes) []byte {
+	if a.ResourceRequest {
+		dst = append(dst, keyResource)
+		dst = appendFast(dst, a.Namespace)
+		dst = appendFast(dst, a.Verb)
+		dst = appendFast(dst, a.APIGroup)
+		dst = appendFast(dst, a.APIVersion)
+		dst = appendFast(dst, a.Resource)
+		dst = appendFast(dst, a.Subresource)
+		dst = appendFast(dst, a.Name)
+		if len(a.FieldSelector) == 0 && len(a.LabelSelector) == 0 {
+			dst = append(dst, 0, 0)
+		} else {
+			dst = appendSelectorsFast(dst, a)
+		}
+	} else {
+		dst = append(dst, keyNonResource)
+		dst = appendFast(dst, a.Path)
+		dst = appendFast(dst, a.Verb)
+	}
+	u := a.User
+	if u == nil {
+		return append(dst, 0, 0, 0, 0)
+	}
+	dst = appendFast(dst, u.Name)
+	dst = appendFast(dst, u.UID)
+	dst = append(dst, fastLen(len(u.Groups)))
+	for _, g := range u.Groups {
+		dst = appendFast(dst, g)
+	}
+	if len(u.Extra) == 0 {
+		return append(dst, 0)
+	}
+	// Extra values are rare: the exact path's code, with its UTF-8 checks
+	// off, writes them as the fast path would.
+	start := len(dst)
+	dst = appendCacheKeyOf(dst, &Attributes{User: &User{Extra: u.Extra}}, false)
+	return append(dst[:start], dst[start+6:]...) // less its "N", path, verb, name, uid and groups
+}
+
+// appendSelectorsFast writes the selectors' part of the key for
+// appendCacheKeyFast.
+func appendSelectorsFast(dst []byte, a *Attributes) []byte {
+	n := 0
+	for _, r := range a.FieldSelector {
+		if _, ok := fieldOperator(r.Operator); ok {
+			n++
+		}
+	}
+	dst = append(dst, fastLen(n))
+	for _, r := range a.FieldSelector {
+		if op, ok := fieldOperator(r.Operator); ok {
+			dst = appendFast(dst, r.Field)
+			dst = append(dst, op[0])
+			dst = appendFast(dst, r.Value)
+		}
+	}
+	n = 0
+	for _, r := range a.LabelSelector {
+		if _, ok := labelOperator(r.Operator); ok {
+			n++
+		}
+	}
+	dst = append(dst, fastLen(n))
+	for _, r := range a.LabelSelector {
+		if op, ok := labelOperator(r.Operator); ok {
+			dst = appendFast(dst, r.Key)
+			dst = append(dst, op[0])
+			dst = append(dst, fastLen(len(r.Values)))
+			for _, v := range r.Values {
+				dst = appendFast(dst, v)
+			}
+		}
+	}
+	return dst
+}
+
+// fastLen is a length or count as one byte of the fast key: itself below
+// 128, 0x80 (not ASCII) otherwise.
+func fastLen(n int) byte {
+	if n >= 0x80 {
+		return 0x80
+	}
+	return byte(n)
+}
+
+// appendFast appends s with its length as one byte (see fastLen).
+func appendFast(dst []byte, s string) []byte {
+	return append(append(dst, fastLen(len(s))), s...)
 }
 
 // isASCII reports whether b has no byte of 0x80 or above.

@@ -1,7 +1,9 @@
 package authorizer
 
 import (
+	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/utils/clock"
@@ -20,29 +22,53 @@ type reviewStatus struct {
 // decisionCache is a least-recently-used cache whose entries also expire, with
 // the semantics of kube-apiserver's LRUExpireCache: an entry is live until its
 // expiry instant, inclusive; a Get of an expired entry removes it; an Add to
-// a full cache evicts the least recently used entry, live or not.
+// a full cache evicts the least recently used entry, live or not; an Add of
+// a key already there replaces its value and expiry and makes it the most
+// recently used.
+//
+// A hit takes no lock: the entries are found in an open-addressing table
+// (cacheTable) read with atomic loads, an entry's value and expiry never
+// change once published, and a hit records its use as a stamp from a
+// counter instead of moving the entry in a list. Everything else (a miss's
+// store, the removal of an expired entry, eviction) takes the writers' lock.
+// Eviction finds the entry whose last use is oldest exactly, from a heap
+// ordered by the stamps as they were when last looked at (lruHeap).
 type decisionCache struct {
 	now func() int64 // nanoseconds on the cache's own time line
 	// at places a reading of the same clock on that time line.
-	at  func(time.Time) int64
-	max int
+	at   func(time.Time) int64
+	max  int
+	seed maphash.Seed
 
-	mu      sync.Mutex
-	entries map[string]*cacheEntry
-	// head is the most recently used entry, tail the least; a circular list
-	// through a sentinel would save a branch, this is clearer.
-	head, tail *cacheEntry
+	table atomic.Pointer[cacheTable]
+	// tick hands out the stamps of uses: a stamp is larger than every
+	// stamp handed out before it.
+	tick atomic.Uint64
+	// tombstone marks a table slot whose entry was removed.
+	tombstone *cacheEntry
+
+	mu  sync.Mutex // writers: the table's slots, lru, the entries' listed and index
+	lru lruHeap
 }
 
+// cacheEntry is one key's answer. key, hash, status and expires never change
+// after the entry is published; an Add of the same key publishes a new entry.
 type cacheEntry struct {
-	key        string
-	status     reviewStatus
-	expires    int64
-	prev, next *cacheEntry
+	key     string
+	hash    uint64
+	status  reviewStatus
+	expires int64
+	// used is the stamp of the entry's last use (its store or a hit).
+	used atomic.Uint64
+	// listed is the stamp lru orders the entry by (never above used), and
+	// index its place in lru; both under the writers' lock.
+	listed uint64
+	index  int
 }
 
 func newDecisionCache(clk clock.PassiveClock, size int) *decisionCache {
-	c := &decisionCache{max: size, entries: make(map[string]*cacheEntry)}
+	c := &decisionCache{max: size, seed: maphash.MakeSeed(), tombstone: &cacheEntry{}}
+	c.table.Store(newCacheTable(tableCapacity(0, size)))
 	if isRealClock(clk) {
 		// The monotonic clock alone: half the cost of time.Now, and immune
 		// to changes of the wall clock, as kube-apiserver's comparisons of
@@ -71,21 +97,32 @@ func (c *decisionCache) get(key []byte) (reviewStatus, bool) {
 	return c.getAt(key, c.now())
 }
 
-// getAt is get at the instant now.
+// getAt is get at the instant now. A hit takes no lock and does not
+// allocate.
 func (c *decisionCache) getAt(key []byte, now int64) (reviewStatus, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[string(key)]
-	if !ok {
+	h := maphash.Bytes(c.seed, key)
+	e := c.table.Load().lookup(key, h, c.tombstone)
+	if e == nil {
 		return reviewStatus{}, false
 	}
 	if now > e.expires {
-		c.unlink(e)
-		delete(c.entries, e.key)
+		c.removeExpired(e)
 		return reviewStatus{}, false
 	}
-	c.moveToFront(e)
+	e.used.Store(c.tick.Add(1))
 	return e.status, true
+}
+
+// removeExpired removes e, found expired, unless an Add replaced or a
+// removal removed it meanwhile.
+func (c *decisionCache) removeExpired(e *cacheEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.table.Load()
+	if i, found := t.find(e.key, e.hash, c.tombstone); found == e {
+		t.slots[i].Store(c.tombstone)
+		c.lru.remove(e)
+	}
 }
 
 func (c *decisionCache) add(key []byte, s reviewStatus, ttl time.Duration) {
@@ -94,59 +131,62 @@ func (c *decisionCache) add(key []byte, s reviewStatus, ttl time.Duration) {
 
 // addAt is add at the instant now.
 func (c *decisionCache) addAt(key []byte, s reviewStatus, ttl time.Duration, now int64) {
-	expires := now + int64(ttl)
+	h := maphash.Bytes(c.seed, key)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if e, ok := c.entries[string(key)]; ok {
-		e.status, e.expires = s, expires
-		c.moveToFront(e)
+	t := c.table.Load()
+	stamp := c.tick.Add(1)
+	i, old := t.find(string(key), h, c.tombstone)
+	if old != nil {
+		e := &cacheEntry{key: old.key, hash: h, status: s, expires: now + int64(ttl), listed: stamp}
+		e.used.Store(stamp)
+		t.slots[i].Store(e)
+		c.lru.replace(old, e)
 		return
 	}
-	if len(c.entries) >= c.max && c.tail != nil {
-		old := c.tail
-		c.unlink(old)
-		delete(c.entries, old.key)
+	if c.lru.len() >= c.max {
+		c.evict(t)
 	}
-	e := &cacheEntry{key: string(key), status: s, expires: expires}
-	c.entries[e.key] = e
-	c.pushFront(e)
+	e := &cacheEntry{key: string(key), hash: h, status: s, expires: now + int64(ttl), listed: stamp}
+	e.used.Store(stamp)
+	c.lru.push(e)
+	if !t.insert(e, c.tombstone) {
+		// Too few empty slots left for lookups to stay short: rehash the
+		// live entries into a new table, which readers pick up.
+		c.table.Store(c.rehash(t))
+	}
+}
+
+// evict removes the least recently used entry. The heap's smallest listed
+// stamp belongs to the least recently used entry unless that entry was used
+// since it was listed; then it is listed again at its last use.
+func (c *decisionCache) evict(t *cacheTable) {
+	for c.lru.len() > 0 {
+		e := c.lru.entries[0]
+		if u := e.used.Load(); u != e.listed {
+			e.listed = u
+			c.lru.down(0)
+			continue
+		}
+		c.lru.remove(e)
+		if i, found := t.find(e.key, e.hash, c.tombstone); found == e {
+			t.slots[i].Store(c.tombstone)
+		}
+		return
+	}
+}
+
+// rehash is a table holding the live entries of t only.
+func (c *decisionCache) rehash(t *cacheTable) *cacheTable {
+	n := newCacheTable(tableCapacity(c.lru.len(), c.max))
+	for _, e := range c.lru.entries {
+		n.insert(e, c.tombstone)
+	}
+	return n
 }
 
 func (c *decisionCache) len() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return len(c.entries)
-}
-
-func (c *decisionCache) moveToFront(e *cacheEntry) {
-	if c.head == e {
-		return
-	}
-	c.unlink(e)
-	c.pushFront(e)
-}
-
-func (c *decisionCache) pushFront(e *cacheEntry) {
-	e.prev, e.next = nil, c.head
-	if c.head != nil {
-		c.head.prev = e
-	}
-	c.head = e
-	if c.tail == nil {
-		c.tail = e
-	}
-}
-
-func (c *decisionCache) unlink(e *cacheEntry) {
-	if e.prev != nil {
-		e.prev.next = e.next
-	} else {
-		c.head = e.next
-	}
-	if e.next != nil {
-		e.next.prev = e.prev
-	} else {
-		c.tail = e.prev
-	}
-	e.prev, e.next = nil, nil
+	return c.lru.len()
 }

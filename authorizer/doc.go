@@ -44,7 +44,8 @@
 // nothing kept for errors or for requests whose namespace, verb, group,
 // version, resource, subresource, name and path add up to 10000 bytes or
 // more; the cache tells requests apart exactly as kube-apiserver's (the JSON
-// of the v1 spec) does, without building JSON. Then the call: up to 5 tries,
+// of the v1 spec) does, without building JSON; a hit takes no lock and
+// reads the clock once. Then the call: up to 5 tries,
 // waiting 0.5 s, 0.75 s, 1.125 s and 1.69 s (each plus up to 20%) after a
 // connection reset, a 500, 504 or 429, or an answer with a Retry-After; a
 // 429 or 5xx with Retry-After is also asked again within one try, up to 10

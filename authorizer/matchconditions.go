@@ -3,20 +3,19 @@ package authorizer
 import (
 	"context"
 
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	"github.com/gatehouse-dev/gatehouse/metrics"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
-
-	"github.com/gatehouse-dev/gatehouse/matchcond"
-	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
 // compileMatchConditions compiles a webhook's match conditions as
 // kube-apiserver's webhook constructor does: errors are reported under
 // "matchConditions[i].expression" (no authorizer prefix) and aggregated.
-func compileMatchConditions(c *matchcond.AuthorizationCompiler, expressions []string, name string, sink metrics.Sink, clk clock.PassiveClock) (*matchcond.AuthorizationMatcher, error) {
+func compileMatchConditions(c *authzcond.AuthorizationCompiler, expressions []string, name string, sink metrics.Sink, clk clock.PassiveClock) (*authzcond.AuthorizationMatcher, error) {
 	if c == nil {
 		var err error
-		if c, err = matchcond.NewAuthorizationCompiler(); err != nil {
+		if c, err = authzcond.NewAuthorizationCompiler(); err != nil {
 			return nil, err
 		}
 	}
@@ -28,8 +27,8 @@ func compileMatchConditions(c *matchcond.AuthorizationCompiler, expressions []st
 }
 
 // bindMatcher binds the match condition metrics to the webhook's name.
-func bindMatcher(m *matchcond.AuthorizationMatcher, name string, sink metrics.Sink, clk clock.PassiveClock) *matchcond.AuthorizationMatcher {
-	return m.WithOptions(matchcond.AuthorizationMatcherOptions{AuthorizerName: name, Metrics: sink, Clock: clk})
+func bindMatcher(m *authzcond.AuthorizationMatcher, name string, sink metrics.Sink, clk clock.PassiveClock) *authzcond.AuthorizationMatcher {
+	return m.WithOptions(authzcond.AuthorizationMatcherOptions{AuthorizerName: name, Metrics: sink, Clock: clk})
 }
 
 // matchResult is the outcome of the match conditions, and for Explain which

@@ -6,7 +6,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
-	"github.com/gatehouse-dev/gatehouse/matchcond"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -21,8 +21,9 @@ type Options struct {
 	// kube-apiserver's /apis/authorization.k8s.io/v1/subjectaccessreviews.
 	// Without it such a webhook is an error (kube-apiserver crashes on one).
 	InClusterConnection *Connection
-	// Compiler compiles match conditions; nil builds one when needed.
-	Compiler *matchcond.AuthorizationCompiler
+	// Compiler compiles match conditions; nil builds one when needed. It is
+	// a *matchcond.AuthorizationCompiler (the same type).
+	Compiler *authzcond.AuthorizationCompiler
 	// Backoff is the webhooks' retry backoff; nil means DefaultBackoff.
 	Backoff *Backoff
 	// Clock is the clock of the webhooks; nil means the real clock.
@@ -62,7 +63,7 @@ func NewFromCompiled(c *authzconfig.Compiled, opts Options) (*Chain, error) {
 	return newChain(c.Configuration, c.MatchConditions, opts)
 }
 
-func newChain(cfg *authzconfig.Configuration, compiled []*matchcond.AuthorizationMatcher, opts Options) (*Chain, error) {
+func newChain(cfg *authzconfig.Configuration, compiled []*authzcond.AuthorizationMatcher, opts Options) (*Chain, error) {
 	if cfg == nil {
 		return nil, fmt.Errorf("no authorization configuration")
 	}
@@ -81,12 +82,12 @@ func newChain(cfg *authzconfig.Configuration, compiled []*matchcond.Authorizatio
 		case ac.Type == authzconfig.TypeAlwaysDeny:
 			az = AlwaysDeny()
 		case ac.Type == authzconfig.TypeWebhook:
-			var matcher *matchcond.AuthorizationMatcher
+			var matcher *authzcond.AuthorizationMatcher
 			if i < len(compiled) {
 				matcher = compiled[i]
 			}
 			if matcher == nil && len(webhookConditions(ac.Webhook)) > 0 && compiler == nil {
-				c, err := matchcond.NewAuthorizationCompiler()
+				c, err := authzcond.NewAuthorizationCompiler()
 				if err != nil {
 					return nil, err
 				}
@@ -119,7 +120,7 @@ func webhookConditions(w *authzconfig.WebhookConfiguration) []string {
 
 // newConfiguredWebhook builds a webhook as kube-apiserver's newForConfig
 // does.
-func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *matchcond.AuthorizationCompiler, matcher *matchcond.AuthorizationMatcher, opts Options) (*Webhook, error) {
+func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *authzcond.AuthorizationCompiler, matcher *authzcond.AuthorizationMatcher, opts Options) (*Webhook, error) {
 	wc := ac.Webhook
 	if wc == nil {
 		return nil, fmt.Errorf("webhook configuration required when type=Webhook")

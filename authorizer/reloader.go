@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
-	"github.com/gatehouse-dev/gatehouse/matchcond"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -120,7 +120,7 @@ func NewReloader(opts ReloaderOptions) (*Reloader, error) {
 	}
 	if r.opts.Validate.Compiler == nil {
 		// One CEL environment for every reload.
-		c, err := matchcond.NewAuthorizationCompiler()
+		c, err := authzcond.NewAuthorizationCompiler()
 		if err != nil {
 			return nil, err
 		}

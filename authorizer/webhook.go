@@ -12,10 +12,9 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/utils/clock"
-
-	"github.com/gatehouse-dev/gatehouse/matchcond"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
+	"k8s.io/utils/clock"
 )
 
 // Failure policies of a webhook authorizer: the decision when the webhook
@@ -54,12 +53,13 @@ type WebhookOptions struct {
 	// named request; the webhook is asked only when all are true.
 	MatchConditions []string
 	// Compiler compiles the match conditions. Nil builds one, which takes a
-	// few milliseconds: share one between webhooks.
-	Compiler *matchcond.AuthorizationCompiler
+	// few milliseconds: share one between webhooks. It is a
+	// *matchcond.AuthorizationCompiler (the same type).
+	Compiler *authzcond.AuthorizationCompiler
 	// CompiledMatchConditions are the match conditions already compiled (by
 	// authzconfig.ValidateAndCompile, for example); when set, MatchConditions
-	// and Compiler are not used.
-	CompiledMatchConditions *matchcond.AuthorizationMatcher
+	// and Compiler are not used. It is a *matchcond.AuthorizationMatcher.
+	CompiledMatchConditions *authzcond.AuthorizationMatcher
 
 	// KubeConfigFile is the path of the kubeconfig file that says where the
 	// webhook is and how to reach it (see ConnectionFromKubeconfig).
@@ -98,7 +98,7 @@ type Webhook struct {
 	timeout         time.Duration
 	backoff         Backoff
 	decisionOnError Decision
-	matcher         *matchcond.AuthorizationMatcher
+	matcher         *authzcond.AuthorizationMatcher
 	cache           *decisionCache
 	clock           clock.Clock
 	random          func() float64

@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-
-	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 // KubeAPIServerTypes returns the authorizer types kube-apiserver knows, in
@@ -55,7 +54,7 @@ type ValidateOptions struct {
 	// configuration has match conditions, which costs about a millisecond:
 	// a server that validates often should build one with
 	// matchcond.NewAuthorizationCompiler and pass it every time.
-	Compiler *matchcond.AuthorizationCompiler
+	Compiler *authzcond.AuthorizationCompiler
 
 	// RequireTypeNames applies kube-apiserver's own naming rule: an
 	// authorizer of a type other than Webhook must be named after its
@@ -101,7 +100,7 @@ type Compiled struct {
 	// MatchConditions[i] holds the compiled match conditions of
 	// Configuration.Authorizers[i]; it is nil, a matcher that always
 	// matches, for an authorizer without match conditions.
-	MatchConditions []*matchcond.AuthorizationMatcher
+	MatchConditions []*authzcond.AuthorizationMatcher
 }
 
 // ValidateAndCompile is Validate, which compiles the match conditions, and
@@ -123,10 +122,10 @@ type validator struct {
 	sortedKnown     []string
 	repeatableTypes []string
 	stat            func(string) (fs.FileInfo, error)
-	compiler        *matchcond.AuthorizationCompiler
+	compiler        *authzcond.AuthorizationCompiler
 	compilerErr     error
 	// matchers are the compiled match conditions, by authorizer.
-	matchers []*matchcond.AuthorizationMatcher
+	matchers []*authzcond.AuthorizationMatcher
 }
 
 func newValidator(opts ValidateOptions) *validator {
@@ -146,12 +145,12 @@ func newValidator(opts ValidateOptions) *validator {
 
 // compileConditions compiles one webhook's match conditions, building a
 // compiler the first time one is needed.
-func (v *validator) compileConditions(conditions []WebhookMatchCondition, path *field.Path) (*matchcond.AuthorizationMatcher, field.ErrorList) {
+func (v *validator) compileConditions(conditions []WebhookMatchCondition, path *field.Path) (*authzcond.AuthorizationMatcher, field.ErrorList) {
 	if len(conditions) == 0 {
 		return nil, nil
 	}
 	if v.compiler == nil && v.compilerErr == nil {
-		v.compiler, v.compilerErr = matchcond.NewAuthorizationCompiler()
+		v.compiler, v.compilerErr = authzcond.NewAuthorizationCompiler()
 	}
 	if v.compilerErr != nil {
 		return nil, field.ErrorList{field.InternalError(path, v.compilerErr)}
@@ -181,7 +180,7 @@ func (v *validator) configuration(cfg *Configuration) field.ErrorList {
 	seenTypes := make([]string, 0, len(cfg.Authorizers))
 	seenNames := make(map[string]struct{}, len(cfg.Authorizers))
 	var nameErrs field.ErrorList
-	v.matchers = make([]*matchcond.AuthorizationMatcher, len(cfg.Authorizers))
+	v.matchers = make([]*authzcond.AuthorizationMatcher, len(cfg.Authorizers))
 	for i := range cfg.Authorizers {
 		a := &cfg.Authorizers[i]
 		path := authorizersPath.Index(i)
@@ -239,7 +238,7 @@ func typeNameMessage(typ, name string) string {
 
 // webhook checks a webhook's settings. kube-apiserver reports them under
 // the authorizer's path, not the webhook's, and so does this.
-func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) (*matchcond.AuthorizationMatcher, field.ErrorList) {
+func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) (*authzcond.AuthorizationMatcher, field.ErrorList) {
 	var errs field.ErrorList
 
 	switch t := w.Timeout.Duration; {

@@ -1,7 +1,10 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"path/filepath"
 	"testing"
 	"time"
@@ -137,4 +140,62 @@ func BenchmarkWebhookCacheMiss(b *testing.B) {
 			azRunBench(b, kube, ours, azBenchRequest("kube-system"), "Deny")
 		})
 	}
+}
+
+// BenchmarkWebhookRoundTripFloor is the floor under BenchmarkWebhookCacheMiss
+// (proto=h2): the same loopback TLS webhook asked over HTTP/2 by a bare
+// net/http client — gatehouse's transport for the kubeconfig, the body
+// gatehouse posts, the answer read and not decoded, no match conditions,
+// retries, timeout context or metrics. What gatehouse spends above it is its
+// own; the rest is the Go HTTP/2 client, TLS, the kernel and the server.
+func BenchmarkWebhookRoundTripFloor(b *testing.B) {
+	decide := authorizertest.Always(authorizationv1.SubjectAccessReviewStatus{Denied: true, Reason: "kube-system is protected"})
+	// The body gatehouse posts for the benchmarks' request, as received.
+	recorder, err := authorizertest.NewServer(authorizertest.Options{HTTP2: true, Decide: decide})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(recorder.Close)
+	w, err := authorizer.NewWebhook(authorizer.WebhookOptions{Name: "floor", SubjectAccessReviewVersion: "v1",
+		FailurePolicy: authorizer.FailurePolicyDeny, Timeout: 3 * time.Second, Connection: &authorizer.Connection{
+			Server: recorder.URL(), Transport: recorder.Transport()}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if d, _, err := w.Authorize(context.Background(), azBenchRequest("kube-system")); d != authorizer.DecisionDeny {
+		b.Fatal(d, err)
+	}
+	body := recorder.Requests()[0].Body
+
+	srv, err := authorizertest.NewServer(authorizertest.Options{HTTP2: true, DiscardRequests: true, Decide: decide})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(srv.Close)
+	kc := filepath.Join(b.TempDir(), "kc")
+	if err := srv.WriteKubeconfig(kc); err != nil {
+		b.Fatal(err)
+	}
+	conn, err := authorizer.ConnectionFromKubeconfig(kc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	client := &http.Client{Transport: conn.Transport}
+	ctx := context.Background()
+	b.Run("impl=net-http", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL()+"?timeout=3s", bytes.NewReader(body))
+			if err != nil {
+				b.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+	})
 }

@@ -13,7 +13,9 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -29,18 +31,18 @@ const MaxAdmissionMatchConditions = 64
 // params for a policy with a paramKind and variables for a policy. It is safe
 // for concurrent use.
 type AdmissionCompiler struct {
-	parser *fastParser
+	parser *authzcond.FastParser
 	// bases holds the admission environments of stored expressions, by the
 	// libraries beside the standard one (see icel.LibrariesOf): a webhook's
 	// or policy's expressions are compiled in the environment of the
 	// libraries they call, built when first needed.
-	bases *environments[icel.Libraries, *admissionEnv]
+	bases *authzcond.Environments[icel.Libraries, *admissionEnv]
 	// validation holds the environments of Validate, built when first used.
-	validation *environments[validationEnvKey, *admissionEnv]
+	validation *authzcond.Environments[validationEnvKey, *admissionEnv]
 	// policies holds the environments of policies without variables, by
 	// libraries and params, built when first used: such policies share
 	// them rather than each extending its own.
-	policies *environments[policyEnvKey, *admissionEnv]
+	policies *authzcond.Environments[policyEnvKey, *admissionEnv]
 }
 
 // policyEnvKey names the environment of policies without variables.
@@ -62,30 +64,30 @@ type admissionEnv struct {
 	planner *icel.Planner
 	// variables is the kubernetes.variables type of a policy's environment,
 	// which gains a field as each variable compiles; nil for webhooks.
-	variables *admissioncel.RegisteredType
+	variables *celdecl.RegisteredType
 }
 
 // NewAdmissionCompiler builds the admission environment of the standard
 // library; those of other libraries are built when an expression first
 // calls them.
 func NewAdmissionCompiler() (*AdmissionCompiler, error) {
-	c := &AdmissionCompiler{parser: newStandardFastParser()}
-	c.bases = newEnvironments(func(libs icel.Libraries) (*admissionEnv, error) {
+	c := &AdmissionCompiler{parser: authzcond.NewStandardFastParser()}
+	c.bases = authzcond.NewEnvironments(func(libs icel.Libraries) (*admissionEnv, error) {
 		env, err := newAdmissionEnv(func(opts ...cel.EnvOption) (*cel.Env, error) { return icel.NewEnvOf(libs, opts...) })
 		if err != nil {
 			return nil, fmt.Errorf("building the admission CEL environment: %w", err)
 		}
 		return env, nil
 	})
-	c.validation = newEnvironments(c.newValidationEnv)
-	c.policies = newEnvironments(func(key policyEnvKey) (*admissionEnv, error) {
-		base, err := c.bases.get(key.libs)
+	c.validation = authzcond.NewEnvironments(c.newValidationEnv)
+	c.policies = authzcond.NewEnvironments(func(key policyEnvKey) (*admissionEnv, error) {
+		base, err := c.bases.Get(key.libs)
 		if err != nil {
 			return nil, err
 		}
 		return policyEnv(base, key.hasParams)
 	})
-	if _, err := c.bases.get(0); err != nil {
+	if _, err := c.bases.Get(0); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -110,9 +112,9 @@ func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authoriz
 			cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType),
 			cel.Variable(admissioncel.RequestResourceVarName, icel.ResourceCheckType))
 	}
-	all = append(all, admissioncel.DeclaredTypes(
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
+	all = append(all, celdecl.DeclaredTypes(
+		func(types.Adapter) *celdecl.Decl { return admissioncel.NamespaceDecl() },
+		func(types.Adapter) *celdecl.Decl { return admissioncel.AdmissionRequestDecl() },
 	))
 	env, err := newEnv(append(all, opts...)...)
 	if err != nil {
@@ -129,7 +131,7 @@ func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authoriz
 // without variables, as kube-apiserver validates match conditions.
 func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEnv, error) {
 	if !key.newExpressions && !key.hasParams && !key.noAuthorizer {
-		return c.bases.get(icel.AllLibraries)
+		return c.bases.Get(icel.AllLibraries)
 	}
 	newEnv := icel.NewEnv
 	if key.newExpressions {
@@ -149,10 +151,10 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 // policyEnv extends a base environment for one policy: variables, and
 // params if the policy has a paramKind.
 func policyEnv(base *admissionEnv, hasParams bool) (*admissionEnv, error) {
-	variables := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+	variables := celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
 	opts := []cel.EnvOption{
 		cel.Variable(admissioncel.VariablesVarName, variables.CELType()),
-		admissioncel.DeclaredType(admissioncel.VariablesTypeName, variables),
+		celdecl.DeclaredType(admissioncel.VariablesTypeName, variables),
 	}
 	if hasParams {
 		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))
@@ -195,7 +197,7 @@ func (c *AdmissionCompiler) parseAll(exprs []string, isVariable func(string) boo
 
 // parseOrNil parses expr with the fast parser, or returns nil for cel-go's.
 func (c *AdmissionCompiler) parseOrNil(expr string) *cel.Ast {
-	if a, ok := c.parser.parse(expr); ok {
+	if a, ok := c.parser.Parse(expr); ok {
 		return a
 	}
 	return nil
@@ -242,7 +244,7 @@ func (e *admissionEnv) compile(expr string, parsed *cel.Ast, wantBool bool) (*ic
 	if wantBool && !checked.OutputType().IsExactType(types.BoolType) {
 		return nil, nil, &exprError{field.ErrorTypeInvalid, fmt.Sprintf("must evaluate to %v but got %v", types.BoolType, checked.OutputType())}
 	}
-	prg, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency))
+	prg, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(authzcond.InterruptCheckFrequency))
 	if err != nil {
 		return nil, nil, &exprError{field.ErrorTypeInternal, "program instantiation failed: " + err.Error()}
 	}
@@ -310,13 +312,13 @@ func (c *AdmissionCompiler) Compile(conditions []admissionregistrationv1.MatchCo
 		exprs = append(exprs, cond.Expression)
 	}
 	parsed := c.parseAll(exprs, admissionVariables(o))
-	env, err := c.bases.get(parsed.libs)
+	env, err := c.bases.Get(parsed.libs)
 	if err != nil {
 		return nil, err
 	}
 	switch {
 	case o.Policy && len(o.Variables) == 0:
-		if env, err = c.policies.get(policyEnvKey{libs: parsed.libs, hasParams: o.HasParams}); err != nil {
+		if env, err = c.policies.Get(policyEnvKey{libs: parsed.libs, hasParams: o.HasParams}); err != nil {
 			return nil, err
 		}
 	case o.Policy:
@@ -416,7 +418,7 @@ func (c *AdmissionCompiler) Validate(conditions []admissionregistrationv1.MatchC
 		path := fldPath.Index(i)
 		if expr := strings.TrimSpace(cond.Expression); expr == "" {
 			errs = append(errs, field.Required(path.Child("expression"), ""))
-		} else if env, err := c.validation.get(validationEnvKey{newExpressions: !preexisting[expr], hasParams: o.HasParams}); err != nil {
+		} else if env, err := c.validation.Get(validationEnvKey{newExpressions: !preexisting[expr], hasParams: o.HasParams}); err != nil {
 			errs = append(errs, field.InternalError(path.Child("expression"), err))
 		} else if _, _, err := env.compile(expr, c.parseOrNil(expr), true); err != nil {
 			errs = append(errs, err.fieldError(path.Child("expression"), expr))

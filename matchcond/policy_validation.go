@@ -10,7 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 )
 
 // PolicyExpression is the kind of a CEL expression of an admission policy,
@@ -50,7 +52,7 @@ type PolicyValidateOptions struct {
 type PolicyValidator struct {
 	c         *AdmissionCompiler
 	o         PolicyValidateOptions
-	variables *admissioncel.RegisteredType
+	variables *celdecl.RegisteredType
 	envs      map[validationEnvKey]*admissionEnv
 }
 
@@ -58,7 +60,7 @@ type PolicyValidator struct {
 func (c *AdmissionCompiler) NewPolicyValidator(o PolicyValidateOptions) *PolicyValidator {
 	v := &PolicyValidator{c: c, o: o, envs: map[validationEnvKey]*admissionEnv{}}
 	if o.Composition {
-		v.variables = admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+		v.variables = celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
 	}
 	return v
 }
@@ -70,7 +72,7 @@ func (v *PolicyValidator) env(stored, authorizer bool) (*admissionEnv, error) {
 	if e, ok := v.envs[key]; ok {
 		return e, nil
 	}
-	base, err := v.c.validation.get(key)
+	base, err := v.c.validation.Get(key)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func (v *PolicyValidator) env(stored, authorizer bool) (*admissionEnv, error) {
 	if v.o.Composition {
 		env, err := base.env.Extend(
 			cel.Variable(admissioncel.VariablesVarName, v.variables.CELType()),
-			admissioncel.DeclaredType(admissioncel.VariablesTypeName, v.variables),
+			celdecl.DeclaredType(admissioncel.VariablesTypeName, v.variables),
 		)
 		if err != nil {
 			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
@@ -180,7 +182,7 @@ func (e *admissionEnv) check(expr string, parsed *cel.Ast, want []*types.Type) (
 	if _, err := cel.AstToCheckedExpr(checked); err != nil {
 		return nil, &exprError{field.ErrorTypeInternal, "unexpected compilation error: " + err.Error()}
 	}
-	if _, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(interruptCheckFrequency)); err != nil {
+	if _, err := e.planner.NewProgram(checked, icel.WithInterruptCheckFrequency(authzcond.InterruptCheckFrequency)); err != nil {
 		return nil, &exprError{field.ErrorTypeInternal, "program instantiation failed: " + err.Error()}
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -42,7 +43,7 @@ func NewCompiler() (*Compiler, error) {
 				return nil, err
 			}
 			c.bases[b2i(params)][b2i(authz)] = env
-			if c.noVariables[b2i(params)][b2i(authz)], err = admissioncel.WithVariables(env, admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName), true); err != nil {
+			if c.noVariables[b2i(params)][b2i(authz)], err = admissioncel.WithVariables(env, celdecl.NewObjectRegistration(admissioncel.VariablesTypeName), true); err != nil {
 				return nil, err
 			}
 		}

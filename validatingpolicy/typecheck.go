@@ -17,6 +17,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
 )
 
@@ -131,7 +132,7 @@ func (r *CustomResources) AddCRD(data []byte) error {
 
 // decl declares the type of a custom resource's kind; ok is false for
 // another kind.
-func (r *CustomResources) decl(gvk schema.GroupVersionKind, name string) (*admissioncel.Decl, bool) {
+func (r *CustomResources) decl(gvk schema.GroupVersionKind, name string) (*celdecl.Decl, bool) {
 	if r == nil {
 		return nil, false
 	}
@@ -192,7 +193,7 @@ func (c *Compiler) TypeCheck(p *admissionregistrationv1.ValidatingAdmissionPolic
 // schema here (kube-apiserver does not check against a kind without one); a
 // schema that declares no type (a root without a type) is a nil Decl, dyn
 // in kube-apiserver.
-func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) (d *admissioncel.Decl, found bool) {
+func declType(crds *CustomResources, gvk schema.GroupVersionKind, name string) (d *celdecl.Decl, found bool) {
 	if d, ok := crds.decl(gvk, name); ok {
 		return d, true
 	}
@@ -219,9 +220,9 @@ func paramsTypeName(kind string) string { return kind + "1" }
 
 type typeCheckContext struct {
 	gvks      []schema.GroupVersionKind
-	decls     []*admissioncel.Decl
+	decls     []*celdecl.Decl
 	hasParams bool
-	params    *admissioncel.Decl
+	params    *celdecl.Decl
 	variables []admissionregistrationv1.Variable
 	// envs are the environments of each kind, with the variables, built
 	// on first use.
@@ -261,13 +262,13 @@ func (ctx *typeCheckContext) env(i int) (*admissioncel.PolicyEnv, error) {
 	if ctx.envs[i] != nil || ctx.errs[i] != nil {
 		return ctx.envs[i], ctx.errs[i]
 	}
-	decls := []func(types.Adapter) *admissioncel.Decl{
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.NamespaceDecl() },
-		func(types.Adapter) *admissioncel.Decl { return admissioncel.AdmissionRequestDecl() },
+	decls := []func(types.Adapter) *celdecl.Decl{
+		func(types.Adapter) *celdecl.Decl { return admissioncel.NamespaceDecl() },
+		func(types.Adapter) *celdecl.Decl { return admissioncel.AdmissionRequestDecl() },
 	}
 	objectType := types.DynType
 	if object := ctx.decls[i]; object != nil {
-		decls = append(decls, func(types.Adapter) *admissioncel.Decl { return object })
+		decls = append(decls, func(types.Adapter) *celdecl.Decl { return object })
 		objectType = object.CELType()
 	}
 	opts := []cel.EnvOption{
@@ -280,7 +281,7 @@ func (ctx *typeCheckContext) env(i int) (*admissioncel.PolicyEnv, error) {
 		paramsType := types.DynType
 		if ctx.params != nil {
 			params := ctx.params
-			decls = append(decls, func(types.Adapter) *admissioncel.Decl { return params })
+			decls = append(decls, func(types.Adapter) *celdecl.Decl { return params })
 			paramsType = params.CELType()
 		}
 		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, paramsType))
@@ -288,13 +289,13 @@ func (ctx *typeCheckContext) env(i int) (*admissioncel.PolicyEnv, error) {
 	// kube-apiserver's type checker declares authorizer, but not
 	// authorizer.requestResource.
 	opts = append(opts, cel.Variable(admissioncel.AuthorizerVarName, icel.AuthorizerType))
-	opts = append(opts, admissioncel.DeclaredTypes(decls...))
+	opts = append(opts, celdecl.DeclaredTypes(decls...))
 	base, err := icel.NewEnv(opts...)
 	if err != nil {
 		ctx.errs[i] = err
 		return nil, err
 	}
-	vars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+	vars := celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
 	env, err := admissioncel.WithVariables(base, vars, false)
 	if err != nil {
 		ctx.errs[i] = err

@@ -3,6 +3,8 @@ package admissioncel
 import (
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/traits"
+
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 )
 
 // The declared types of admission expressions, with kube-apiserver's names
@@ -24,19 +26,21 @@ const (
 	NamespaceTypeName        = "kubernetes.Namespace"
 )
 
-func Declared(name string, typ *Decl) DeclField { return DeclField{Name: name, Type: typ} }
+func Declared(name string, typ *celdecl.Decl) celdecl.DeclField {
+	return celdecl.DeclField{Name: name, Type: typ}
+}
 
-func AdmissionRequestDecl() *Decl {
-	str := ScalarDecl(types.StringType)
-	gvk := ObjectDecl("kubernetes.GroupVersionKind", Declared("group", str), Declared("version", str), Declared("kind", str))
-	gvr := ObjectDecl("kubernetes.GroupVersionResource", Declared("group", str), Declared("version", str), Declared("resource", str))
-	userInfo := ObjectDecl("kubernetes.UserInfo",
+func AdmissionRequestDecl() *celdecl.Decl {
+	str := celdecl.ScalarDecl(types.StringType)
+	gvk := celdecl.ObjectDecl("kubernetes.GroupVersionKind", Declared("group", str), Declared("version", str), Declared("kind", str))
+	gvr := celdecl.ObjectDecl("kubernetes.GroupVersionResource", Declared("group", str), Declared("version", str), Declared("resource", str))
+	userInfo := celdecl.ObjectDecl("kubernetes.UserInfo",
 		Declared("username", str),
 		Declared("uid", str),
-		Declared("groups", ListDecl(str)),
-		Declared("extra", MapDecl(str, ListDecl(str))),
+		Declared("groups", celdecl.ListDecl(str)),
+		Declared("extra", celdecl.MapDecl(str, celdecl.ListDecl(str))),
 	)
-	return ObjectDecl(AdmissionRequestTypeName,
+	return celdecl.ObjectDecl(AdmissionRequestTypeName,
 		Declared("kind", gvk),
 		Declared("resource", gvr),
 		Declared("subResource", str),
@@ -47,24 +51,24 @@ func AdmissionRequestDecl() *Decl {
 		Declared("namespace", str),
 		Declared("operation", str),
 		Declared("userInfo", userInfo),
-		Declared("dryRun", ScalarDecl(types.BoolType)),
-		Declared("options", ScalarDecl(types.DynType)),
+		Declared("dryRun", celdecl.ScalarDecl(types.BoolType)),
+		Declared("options", celdecl.ScalarDecl(types.DynType)),
 	)
 }
 
-func NamespaceDecl() *Decl {
-	str := ScalarDecl(types.StringType)
-	timestamp := ScalarDecl(types.TimestampType)
-	strMap := MapDecl(str, str)
-	condition := ObjectDecl("kubernetes.NamespaceCondition",
+func NamespaceDecl() *celdecl.Decl {
+	str := celdecl.ScalarDecl(types.StringType)
+	timestamp := celdecl.ScalarDecl(types.TimestampType)
+	strMap := celdecl.MapDecl(str, str)
+	condition := celdecl.ObjectDecl("kubernetes.NamespaceCondition",
 		Declared("status", str),
 		Declared("type", str),
 		Declared("lastTransitionTime", timestamp),
 		Declared("message", str),
 		Declared("reason", str),
 	)
-	return ObjectDecl(NamespaceTypeName,
-		Declared("metadata", ObjectDecl("kubernetes.NamespaceMetadata",
+	return celdecl.ObjectDecl(NamespaceTypeName,
+		Declared("metadata", celdecl.ObjectDecl("kubernetes.NamespaceMetadata",
 			Declared("name", str),
 			Declared("generateName", str),
 			Declared("namespace", str),
@@ -72,15 +76,15 @@ func NamespaceDecl() *Decl {
 			Declared("annotations", strMap),
 			Declared("UID", str),
 			Declared("creationTimestamp", timestamp),
-			Declared("deletionGracePeriodSeconds", ScalarDecl(types.IntType)),
+			Declared("deletionGracePeriodSeconds", celdecl.ScalarDecl(types.IntType)),
 			Declared("deletionTimestamp", timestamp),
-			Declared("generation", ScalarDecl(types.IntType)),
+			Declared("generation", celdecl.ScalarDecl(types.IntType)),
 			Declared("resourceVersion", str),
-			Declared("finalizers", ListDecl(str)),
+			Declared("finalizers", celdecl.ListDecl(str)),
 		)),
-		Declared("spec", ObjectDecl("kubernetes.NamespaceSpec", Declared("finalizers", ListDecl(str)))),
-		Declared("status", ObjectDecl("kubernetes.NamespaceStatus",
-			Declared("conditions", ListDecl(condition)),
+		Declared("spec", celdecl.ObjectDecl("kubernetes.NamespaceSpec", Declared("finalizers", celdecl.ListDecl(str)))),
+		Declared("status", celdecl.ObjectDecl("kubernetes.NamespaceStatus",
+			Declared("conditions", celdecl.ListDecl(condition)),
 			Declared("phase", str),
 		)),
 	)

@@ -7,6 +7,7 @@ import (
 	"github.com/google/cel-go/common/types"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
 )
 
@@ -26,12 +27,12 @@ import (
 // schema without a type, an array without items, and a list or map of
 // undeclared elements are not declared (nil, and the property is left
 // out).
-func CRDDecl(root *crdschema.Props, name string) *Decl {
+func CRDDecl(root *crdschema.Props, name string) *celdecl.Decl {
 	if root == nil {
-		return ObjectDecl(name,
+		return celdecl.ObjectDecl(name,
 			Declared("apiVersion", stringDecl),
 			Declared("kind", stringDecl),
-			Declared("metadata", ObjectDecl(name+".metadata", Declared("generateName", stringDecl), Declared("name", stringDecl))),
+			Declared("metadata", celdecl.ObjectDecl(name+".metadata", Declared("generateName", stringDecl), Declared("name", stringDecl))),
 		)
 	}
 	return crdDecl(root, name, true)
@@ -39,9 +40,9 @@ func CRDDecl(root *crdschema.Props, name string) *Decl {
 
 var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
 
-func crdDecl(p *crdschema.Props, path string, resource bool) *Decl {
+func crdDecl(p *crdschema.Props, path string, resource bool) *celdecl.Decl {
 	if p.IntOrString {
-		return ScalarDecl(types.DynType)
+		return celdecl.ScalarDecl(types.DynType)
 	}
 	switch p.Type {
 	case "array":
@@ -52,7 +53,7 @@ func crdDecl(p *crdschema.Props, path string, resource bool) *Decl {
 		if elem == nil {
 			return nil
 		}
-		return ListDecl(elem)
+		return celdecl.ListDecl(elem)
 	case "object":
 		if p.AdditionalProperties != nil && p.AdditionalProperties.Schema != nil {
 			ap := p.AdditionalProperties.Schema
@@ -60,7 +61,7 @@ func crdDecl(p *crdschema.Props, path string, resource bool) *Decl {
 			if elem == nil {
 				return nil
 			}
-			return MapDecl(stringDecl, elem)
+			return celdecl.MapDecl(stringDecl, elem)
 		}
 		names := make([]string, 0, len(p.Properties)+3)
 		for n := range p.Properties {
@@ -69,7 +70,7 @@ func crdDecl(p *crdschema.Props, path string, resource bool) *Decl {
 			}
 		}
 		sort.Strings(names)
-		var fields []DeclField
+		var fields []celdecl.DeclField
 		if resource {
 			fields = append(fields,
 				Declared("apiVersion", stringDecl),
@@ -92,7 +93,7 @@ func crdDecl(p *crdschema.Props, path string, resource bool) *Decl {
 				fields = append(fields, Declared(n, d))
 			}
 		}
-		return ObjectDecl(path, fields...)
+		return celdecl.ObjectDecl(path, fields...)
 	}
 	return SchemaScalarDecl(p.Type, p.Format)
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/common/types"
+
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 )
 
 // GoTypeDecl declares the CEL type kube-apiserver's type checker gives the
@@ -29,7 +31,7 @@ import (
 //     (the resolver's placeholder for a circular reference), and a struct
 //     without JSON fields an object without fields; interface fields are
 //     left out.
-func GoTypeDecl(t reflect.Type, root string) *Decl {
+func GoTypeDecl(t reflect.Type, root string) *celdecl.Decl {
 	g := goDecls{visiting: map[reflect.Type]bool{}}
 	return g.decl(t, root)
 }
@@ -38,9 +40,9 @@ type goDecls struct {
 	visiting map[reflect.Type]bool
 }
 
-var stringDecl = ScalarDecl(types.StringType)
+var stringDecl = celdecl.ScalarDecl(types.StringType)
 
-func (g *goDecls) decl(t reflect.Type, path string) *Decl {
+func (g *goDecls) decl(t reflect.Type, path string) *celdecl.Decl {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -49,44 +51,44 @@ func (g *goDecls) decl(t reflect.Type, path string) *Decl {
 	}
 	switch t.Kind() {
 	case reflect.Bool:
-		return ScalarDecl(types.BoolType)
+		return celdecl.ScalarDecl(types.BoolType)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return ScalarDecl(types.IntType)
+		return celdecl.ScalarDecl(types.IntType)
 	case reflect.Float32, reflect.Float64:
-		return ScalarDecl(types.DoubleType)
+		return celdecl.ScalarDecl(types.DoubleType)
 	case reflect.String:
 		return stringDecl
 	case reflect.Slice, reflect.Array:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return ScalarDecl(types.BytesType)
+			return celdecl.ScalarDecl(types.BytesType)
 		}
 		elem := g.decl(t.Elem(), path+".@idx")
 		if elem == nil {
 			return nil
 		}
-		return ListDecl(elem)
+		return celdecl.ListDecl(elem)
 	case reflect.Map:
 		elem := g.decl(t.Elem(), path+".@elem")
 		if elem == nil {
 			return nil
 		}
-		return MapDecl(stringDecl, elem)
+		return celdecl.MapDecl(stringDecl, elem)
 	case reflect.Struct:
 		if g.visiting[t] {
-			return ObjectDecl(path)
+			return celdecl.ObjectDecl(path)
 		}
 		g.visiting[t] = true
 		defer delete(g.visiting, t)
-		var fields []DeclField
+		var fields []celdecl.DeclField
 		g.fields(t, path, &fields)
-		return ObjectDecl(path, fields...)
+		return celdecl.ObjectDecl(path, fields...)
 	}
 	return nil
 }
 
 // fields appends the properties of struct t (named path) to out.
-func (g *goDecls) fields(t reflect.Type, path string, out *[]DeclField) {
+func (g *goDecls) fields(t reflect.Type, path string, out *[]celdecl.DeclField) {
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		tag := f.Tag.Get("json")
@@ -150,7 +152,7 @@ type openAPISchemaFormatter interface{ OpenAPISchemaFormat() string }
 
 // openAPISchemaDecl is the declaration of a type that states its OpenAPI
 // type and format (metav1.Time, intstr.IntOrString, resource.Quantity...).
-func openAPISchemaDecl(t reflect.Type) (*Decl, bool) {
+func openAPISchemaDecl(t reflect.Type) (*celdecl.Decl, bool) {
 	v := reflect.New(t).Interface()
 	typer, ok := v.(openAPISchemaTyper)
 	if !ok {
@@ -175,27 +177,27 @@ func openAPISchemaDecl(t reflect.Type) (*Decl, bool) {
 // SchemaScalarDecl is the declaration common.SchemaDeclType makes of a
 // schema of type typ and format format that is not an array or an object
 // with properties: nil when typ is none of kube-apiserver's.
-func SchemaScalarDecl(typ, format string) *Decl {
+func SchemaScalarDecl(typ, format string) *celdecl.Decl {
 	if format == "int-or-string" {
-		return ScalarDecl(types.DynType)
+		return celdecl.ScalarDecl(types.DynType)
 	}
 	switch typ {
 	case "string":
 		switch format {
 		case "byte":
-			return ScalarDecl(types.BytesType)
+			return celdecl.ScalarDecl(types.BytesType)
 		case "duration":
-			return ScalarDecl(types.DurationType)
+			return celdecl.ScalarDecl(types.DurationType)
 		case "date", "date-time":
-			return ScalarDecl(types.TimestampType)
+			return celdecl.ScalarDecl(types.TimestampType)
 		}
 		return stringDecl
 	case "boolean":
-		return ScalarDecl(types.BoolType)
+		return celdecl.ScalarDecl(types.BoolType)
 	case "number":
-		return ScalarDecl(types.DoubleType)
+		return celdecl.ScalarDecl(types.DoubleType)
 	case "integer":
-		return ScalarDecl(types.IntType)
+		return celdecl.ScalarDecl(types.IntType)
 	}
 	return nil
 }
@@ -232,6 +234,3 @@ func EscapeFieldName(name string) (string, bool) {
 	}
 	return b.String(), true
 }
-
-// CELType is the CEL type d declares.
-func (d *Decl) CELType() *types.Type { return d.celType }

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 )
 
 // interruptCheckFrequency is how often, in comprehension iterations, an
@@ -56,9 +57,9 @@ func NewPolicyBaseEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), o EnvOpti
 	if o.Params {
 		opts = append(opts, cel.Variable(ParamsVarName, types.DynType))
 	}
-	opts = append(opts, DeclaredTypes(
-		func(types.Adapter) *Decl { return NamespaceDecl() },
-		func(types.Adapter) *Decl { return AdmissionRequestDecl() },
+	opts = append(opts, celdecl.DeclaredTypes(
+		func(types.Adapter) *celdecl.Decl { return NamespaceDecl() },
+		func(types.Adapter) *celdecl.Decl { return AdmissionRequestDecl() },
 	))
 	opts = append(opts, o.Extra...)
 	env, err := newEnv(opts...)
@@ -76,10 +77,10 @@ type PolicyEnv struct {
 
 // WithVariables extends base with `variables` of type t; plan says whether
 // its expressions become programs (or are only checked).
-func WithVariables(base *cel.Env, t *RegisteredType, plan bool) (*PolicyEnv, error) {
+func WithVariables(base *cel.Env, t *celdecl.RegisteredType, plan bool) (*PolicyEnv, error) {
 	env, err := base.Extend(
 		cel.Variable(VariablesVarName, t.CELType()),
-		DeclaredType(VariablesTypeName, t),
+		celdecl.DeclaredType(VariablesTypeName, t),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
@@ -173,8 +174,8 @@ func NoVariables() *PolicyVariables {
 // compile), as kube-apiserver's composited compiler does, and returns them
 // with the registration of `variables` that the policy's other expressions
 // extend their environments with.
-func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variable) (*PolicyVariables, *RegisteredType, error) {
-	vars := NewObjectRegistration(VariablesTypeName)
+func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variable) (*PolicyVariables, *celdecl.RegisteredType, error) {
+	vars := celdecl.NewObjectRegistration(VariablesTypeName)
 	varEnv, err := WithVariables(base, vars, true)
 	if err != nil {
 		return nil, nil, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -51,7 +52,7 @@ func NewCompiler() (*Compiler, error) {
 			c.bases[b2i(params)][b2i(patchTypes)] = env
 			// The registration of kubernetes.variables of these never gains
 			// a field.
-			noVars := admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)
+			noVars := celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
 			if c.noVariables[b2i(params)][b2i(patchTypes)], err = admissioncel.WithVariables(env, noVars, true); err != nil {
 				return nil, err
 			}
@@ -234,7 +235,7 @@ func (p *Policy) CompileErrors() []error {
 type ExpressionChecker struct {
 	c         *Compiler
 	hasParams bool
-	variables *admissioncel.RegisteredType
+	variables *celdecl.RegisteredType
 	// envs are the environments with the policy's variables, by
 	// [stored][patchTypes], built when first used.
 	envs [2][2]*admissioncel.PolicyEnv
@@ -243,7 +244,7 @@ type ExpressionChecker struct {
 // NewExpressionChecker returns a checker for a policy with or without a
 // paramKind.
 func (c *Compiler) NewExpressionChecker(hasParams bool) *ExpressionChecker {
-	return &ExpressionChecker{c: c, hasParams: hasParams, variables: admissioncel.NewObjectRegistration(admissioncel.VariablesTypeName)}
+	return &ExpressionChecker{c: c, hasParams: hasParams, variables: celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)}
 }
 
 func (x *ExpressionChecker) env(stored, patchTypes bool) (*admissioncel.PolicyEnv, error) {

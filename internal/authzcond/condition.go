@@ -1,4 +1,4 @@
-package matchcond
+package authzcond
 
 import (
 	"context"
@@ -71,7 +71,7 @@ func (e *evaluation) eval(c *compiledCondition, traced bool) evalResult {
 		// Binding the context costs a context.WithCancel: only when a
 		// comprehension may look at it.
 		if c.loops && !e.contextBound && e.ctx.Done() != nil {
-			if err := e.frame.SetContext(e.ctx, interruptCheckFrequency); err != nil {
+			if err := e.frame.SetContext(e.ctx, InterruptCheckFrequency); err != nil {
 				return evalResult{err: err}
 			}
 			e.contextBound = true

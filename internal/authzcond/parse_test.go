@@ -1,4 +1,4 @@
-package matchcond
+package authzcond
 
 import (
 	"testing"
@@ -19,7 +19,7 @@ import (
 // wholeEnv is c's environment of every library.
 func wholeEnv(t testing.TB, c *AuthorizationCompiler) *cel.Env {
 	t.Helper()
-	e, err := c.envs.get(icel.AllLibraries)
+	e, err := c.envs.Get(icel.AllLibraries)
 	require.NoError(t, err)
 	return e.env
 }
@@ -97,7 +97,7 @@ func TestFastParseMatchesCELGo(t *testing.T) {
 	fast := 0
 	for _, expr := range fastParseCorpus {
 		t.Run(expr, func(t *testing.T) {
-			got, ok := c.parser.parse(expr)
+			got, ok := c.parser.Parse(expr)
 			want, iss := wholeEnv(t, c).Parse(expr)
 			if !ok {
 				return // cel-go's parser decides
@@ -127,7 +127,7 @@ func protocmpDiff(want, got proto.Message) string {
 func TestFastParseErrorsMatchCELGo(t *testing.T) {
 	c := compiler(t)
 	for _, expr := range []string{"request.foo == 1", "request.user == 1", "a.b(c)", "has(request.nope)", "[1, 'a']", "request.groups.exists(g, g.x)"} {
-		a, ok := c.parser.parse(expr)
+		a, ok := c.parser.Parse(expr)
 		require.True(t, ok, expr)
 		_, got := wholeEnv(t, c).Check(a)
 		_, want := wholeEnv(t, c).Compile(expr)
@@ -145,7 +145,7 @@ func FuzzFastParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
 		c := compiler(t)
-		got, ok := c.parser.parse(expr)
+		got, ok := c.parser.Parse(expr)
 		if !ok {
 			return
 		}

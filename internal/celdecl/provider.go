@@ -1,4 +1,4 @@
-package admissioncel
+package celdecl
 
 import (
 	"github.com/google/cel-go/cel"
@@ -25,6 +25,9 @@ type Decl struct {
 	elem    *Decl // lists and maps
 	fields  []DeclField
 }
+
+// CELType is the CEL type d declares.
+func (d *Decl) CELType() *types.Type { return d.celType }
 
 // DeclField is a field of an object type. get and isSet, when both are set,
 // read the field straight from the Go value that gatehouse puts in the

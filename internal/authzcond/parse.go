@@ -1,4 +1,4 @@
-package matchcond
+package authzcond
 
 import (
 	"strconv"
@@ -30,17 +30,17 @@ import (
 //
 // TestFastParseMatchesCELGo and FuzzFastParse compare the two ASTs.
 
-// fastParser parses for the base environment, with its macros by key.
-type fastParser struct {
+// FastParser parses for the base environment, with its macros by key.
+type FastParser struct {
 	macros map[string]parser.Macro
 }
 
-// newStandardFastParser parses for the base environment without building
+// NewStandardFastParser parses for the base environment without building
 // it: it expands the standard macros, and leaves an expression that calls a
 // library's macro (two-variable comprehensions, sortBy, optMap) to cel-go's
 // parser: the key maps to no macro.
-func newStandardFastParser() *fastParser {
-	p := &fastParser{macros: map[string]parser.Macro{}}
+func NewStandardFastParser() *FastParser {
+	p := &FastParser{macros: map[string]parser.Macro{}}
 	for _, m := range cel.StandardMacros {
 		p.macros[m.MacroKey()] = m
 	}
@@ -57,9 +57,9 @@ const (
 	fastParseMaxDepth = 48
 )
 
-// parse returns the parsed AST, or false when cel-go's parser must parse
+// Parse returns the parsed AST, or false when cel-go's parser must parse
 // expr.
-func (fp *fastParser) parse(expr string) (*cel.Ast, bool) {
+func (fp *FastParser) Parse(expr string) (*cel.Ast, bool) {
 	if len(expr) > fastParseMaxLen {
 		return nil, false
 	}
@@ -242,7 +242,7 @@ func isReservedIdent(s string) bool {
 // parseState is the state of one parse, which builds the AST as cel-go's
 // parser visits its parse tree.
 type parseState struct {
-	fp     *fastParser
+	fp     *FastParser
 	toks   []token
 	next   int
 	nextID int64

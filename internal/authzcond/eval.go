@@ -1,13 +1,13 @@
-package matchcond
+package authzcond
 
 import (
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types/ref"
 )
 
-// interruptCheckFrequency is kube-apiserver's celconfig.CheckFrequency: a
+// InterruptCheckFrequency is kube-apiserver's celconfig.CheckFrequency: a
 // comprehension looks at the context every this many iterations.
-const interruptCheckFrequency = 100
+const InterruptCheckFrequency = 100
 
 // hasComprehension reports whether an expression has a comprehension.
 func hasComprehension(e ast.Expr) bool {

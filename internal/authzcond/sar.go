@@ -1,7 +1,7 @@
-package matchcond
+package authzcond
 
 import (
-	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 
 	"github.com/google/cel-go/common/types"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -170,39 +170,39 @@ func (n *nonResourceValue) unstructured() any {
 // sarDecl declares kubernetes.SubjectAccessReviewSpec and its nested types
 // with kube-apiserver's names and field types (buildRequestType), plus the
 // typed getters.
-func sarDecl(adapter types.Adapter) *admissioncel.Decl {
-	str := admissioncel.ScalarDecl(types.StringType)
-	strList := func() *admissioncel.Decl { return admissioncel.ListDecl(str) }
+func sarDecl(adapter types.Adapter) *celdecl.Decl {
+	str := celdecl.ScalarDecl(types.StringType)
+	strList := func() *celdecl.Decl { return celdecl.ListDecl(str) }
 
 	type res = *sarResourceValue
 	type nonRes = *nonResourceValue
 	type req = *sarValue
 
-	resString := func(name string, read func(*authorizationv1.ResourceAttributes) string) admissioncel.DeclField {
-		return admissioncel.DeclField{Name: name, Type: str,
+	resString := func(name string, read func(*authorizationv1.ResourceAttributes) string) celdecl.DeclField {
+		return celdecl.DeclField{Name: name, Type: str,
 			Get:   getter(adapter, name, func(r res) (any, error) { return types.String(read(r.attrs)), nil }),
 			IsSet: tester(adapter, name, always[res]),
 		}
 	}
-	nonResString := func(name string, read func(*authorizationv1.NonResourceAttributes) string) admissioncel.DeclField {
-		return admissioncel.DeclField{Name: name, Type: str,
+	nonResString := func(name string, read func(*authorizationv1.NonResourceAttributes) string) celdecl.DeclField {
+		return celdecl.DeclField{Name: name, Type: str,
 			Get:   getter(adapter, name, func(n nonRes) (any, error) { return types.String(read(n.attrs)), nil }),
 			IsSet: tester(adapter, name, always[nonRes]),
 		}
 	}
-	selectorDecl := func(name string) *admissioncel.Decl {
-		requirement := admissioncel.ObjectDecl("kubernetes.SelectorRequirement",
-			admissioncel.DeclField{Name: "key", Type: str},
-			admissioncel.DeclField{Name: "operator", Type: str},
-			admissioncel.DeclField{Name: "values", Type: strList()},
+	selectorDecl := func(name string) *celdecl.Decl {
+		requirement := celdecl.ObjectDecl("kubernetes.SelectorRequirement",
+			celdecl.DeclField{Name: "key", Type: str},
+			celdecl.DeclField{Name: "operator", Type: str},
+			celdecl.DeclField{Name: "values", Type: strList()},
 		)
-		return admissioncel.ObjectDecl(name,
-			admissioncel.DeclField{Name: "rawSelector", Type: str},
-			admissioncel.DeclField{Name: "requirements", Type: admissioncel.ListDecl(requirement)},
+		return celdecl.ObjectDecl(name,
+			celdecl.DeclField{Name: "rawSelector", Type: str},
+			celdecl.DeclField{Name: "requirements", Type: celdecl.ListDecl(requirement)},
 		)
 	}
 
-	resourceAttributes := admissioncel.ObjectDecl("kubernetes.ResourceAttributes",
+	resourceAttributes := celdecl.ObjectDecl("kubernetes.ResourceAttributes",
 		resString("namespace", func(a *authorizationv1.ResourceAttributes) string { return a.Namespace }),
 		resString("verb", func(a *authorizationv1.ResourceAttributes) string { return a.Verb }),
 		resString("group", func(a *authorizationv1.ResourceAttributes) string { return a.Group }),
@@ -210,7 +210,7 @@ func sarDecl(adapter types.Adapter) *admissioncel.Decl {
 		resString("resource", func(a *authorizationv1.ResourceAttributes) string { return a.Resource }),
 		resString("subresource", func(a *authorizationv1.ResourceAttributes) string { return a.Subresource }),
 		resString("name", func(a *authorizationv1.ResourceAttributes) string { return a.Name }),
-		admissioncel.DeclField{Name: fieldSelectorVarName, Type: selectorDecl("kubernetes.FieldSelectorAttributes"),
+		celdecl.DeclField{Name: fieldSelectorVarName, Type: selectorDecl("kubernetes.FieldSelectorAttributes"),
 			Get: getter(adapter, fieldSelectorVarName, func(r res) (any, error) {
 				if fs, ok := r.fieldSelector(); ok {
 					return fs, nil
@@ -219,7 +219,7 @@ func sarDecl(adapter types.Adapter) *admissioncel.Decl {
 			}),
 			IsSet: tester(adapter, fieldSelectorVarName, res.hasFieldSelector),
 		},
-		admissioncel.DeclField{Name: labelSelectorVarName, Type: selectorDecl("kubernetes.LabelSelectorAttributes"),
+		celdecl.DeclField{Name: labelSelectorVarName, Type: selectorDecl("kubernetes.LabelSelectorAttributes"),
 			Get: getter(adapter, labelSelectorVarName, func(r res) (any, error) {
 				if ls, ok := r.labelSelector(); ok {
 					return ls, nil
@@ -229,13 +229,13 @@ func sarDecl(adapter types.Adapter) *admissioncel.Decl {
 			IsSet: tester(adapter, labelSelectorVarName, res.hasLabelSelector),
 		},
 	)
-	nonResourceAttributes := admissioncel.ObjectDecl("kubernetes.NonResourceAttributes",
+	nonResourceAttributes := celdecl.ObjectDecl("kubernetes.NonResourceAttributes",
 		nonResString("path", func(n *authorizationv1.NonResourceAttributes) string { return n.Path }),
 		nonResString("verb", func(n *authorizationv1.NonResourceAttributes) string { return n.Verb }),
 	)
 
-	return admissioncel.ObjectDecl("kubernetes.SubjectAccessReviewSpec",
-		admissioncel.DeclField{Name: "resourceAttributes", Type: resourceAttributes,
+	return celdecl.ObjectDecl("kubernetes.SubjectAccessReviewSpec",
+		celdecl.DeclField{Name: "resourceAttributes", Type: resourceAttributes,
 			Get: getter(adapter, "resourceAttributes", func(v req) (any, error) {
 				if v.spec.ResourceAttributes == nil {
 					return nil, noSuchKey("resourceAttributes")
@@ -244,7 +244,7 @@ func sarDecl(adapter types.Adapter) *admissioncel.Decl {
 			}),
 			IsSet: tester(adapter, "resourceAttributes", func(v req) bool { return v.spec.ResourceAttributes != nil }),
 		},
-		admissioncel.DeclField{Name: "nonResourceAttributes", Type: nonResourceAttributes,
+		celdecl.DeclField{Name: "nonResourceAttributes", Type: nonResourceAttributes,
 			Get: getter(adapter, "nonResourceAttributes", func(v req) (any, error) {
 				if v.spec.NonResourceAttributes == nil {
 					return nil, noSuchKey("nonResourceAttributes")
@@ -253,19 +253,19 @@ func sarDecl(adapter types.Adapter) *admissioncel.Decl {
 			}),
 			IsSet: tester(adapter, "nonResourceAttributes", func(v req) bool { return v.spec.NonResourceAttributes != nil }),
 		},
-		admissioncel.DeclField{Name: "user", Type: str,
+		celdecl.DeclField{Name: "user", Type: str,
 			Get:   getter(adapter, "user", func(v req) (any, error) { return types.String(v.spec.User), nil }),
 			IsSet: tester(adapter, "user", always[req]),
 		},
-		admissioncel.DeclField{Name: "groups", Type: strList(),
+		celdecl.DeclField{Name: "groups", Type: strList(),
 			Get:   getter(adapter, "groups", func(v req) (any, error) { return &v.groups, nil }),
 			IsSet: tester(adapter, "groups", always[req]),
 		},
-		admissioncel.DeclField{Name: "extra", Type: admissioncel.MapDecl(str, strList()),
+		celdecl.DeclField{Name: "extra", Type: celdecl.MapDecl(str, strList()),
 			Get:   getter(adapter, "extra", func(v req) (any, error) { return v.extra(), nil }),
 			IsSet: tester(adapter, "extra", always[req]),
 		},
-		admissioncel.DeclField{Name: "uid", Type: str,
+		celdecl.DeclField{Name: "uid", Type: str,
 			Get:   getter(adapter, "uid", func(v req) (any, error) { return types.String(string(v.spec.UID)), nil }),
 			IsSet: tester(adapter, "uid", always[req]),
 		},

@@ -1,4 +1,4 @@
-package matchcond
+package authzcond
 
 import (
 	"reflect"
