@@ -1,0 +1,83 @@
+package mutation
+
+import (
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
+)
+
+// Finding is a failure at admission time found by [Check] before any
+// request: its severity, the policy's or binding's kind and name, the
+// field, a message and a suggested fix. It is the same type for both
+// admission policy engines.
+type Finding = policycheck.Finding
+
+// Severity is a finding's: [SeverityError] (kube-apiserver fails every
+// request the finding is about, whatever the object) or [SeverityWarning]
+// (it can fail, depending on the object; or the policy does nothing).
+type Severity = policycheck.Severity
+
+const (
+	SeverityError   = policycheck.Error
+	SeverityWarning = policycheck.Warning
+)
+
+// CheckOptions are the CRDs and params a check reads besides the policies.
+type CheckOptions = policycheck.Options
+
+// Check finds, before any request, the failures of policies and bindings
+// (decoded and defaulted, as Decode returns them) that kube-apiserver 1.37
+// meets only at admission time; see "Checking policies" in the package
+// documentation. The error reports CRDs that cannot be read; the findings
+// are made without them.
+func Check(objs *Objects, o CheckOptions) ([]Finding, error) {
+	kinds, params, err := o.Prepare()
+	in := &policycheck.Input{Kinds: kinds, Params: params}
+	if objs == nil {
+		return nil, err
+	}
+	for _, p := range objs.Policies {
+		if p != nil {
+			in.Policies = append(in.Policies, checkedPolicy(p))
+		}
+	}
+	for _, b := range objs.Bindings {
+		if b == nil {
+			continue
+		}
+		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
+	}
+	return policycheck.Check(in), err
+}
+
+// checkedPolicy is what the checks read of a policy.
+func checkedPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) policycheck.Policy {
+	out := policycheck.Policy{
+		Kind: kindPolicy, Name: p.Name, MatchConstraints: p.Spec.MatchConstraints, ParamKind: p.Spec.ParamKind,
+		FailurePolicyIgnore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionregistrationv1.Ignore,
+		IfNeeded:            p.Spec.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy,
+	}
+	spec := field.NewPath("spec")
+	add := func(kind policycheck.ExprKind, path *field.Path, text, name string) {
+		if text != "" {
+			out.Expressions = append(out.Expressions, policycheck.Expression{Kind: kind, Field: path.String(), Text: text, Name: name})
+		}
+	}
+	for i, m := range p.Spec.MatchConditions {
+		add(policycheck.MatchCondition, spec.Child("matchConditions").Index(i).Child("expression"), m.Expression, "")
+	}
+	for i, v := range p.Spec.Variables {
+		add(policycheck.Variable, spec.Child("variables").Index(i).Child("expression"), v.Expression, v.Name)
+	}
+	for i, m := range p.Spec.Mutations {
+		path := spec.Child("mutations").Index(i)
+		if m.ApplyConfiguration != nil {
+			add(policycheck.ApplyConfiguration, path.Child("applyConfiguration", "expression"), m.ApplyConfiguration.Expression, "")
+		}
+		if m.JSONPatch != nil {
+			add(policycheck.JSONPatch, path.Child("jsonPatch", "expression"), m.JSONPatch.Expression, "")
+		}
+	}
+	return out
+}
