@@ -37,18 +37,29 @@ func Check(objs *Objects, o CheckOptions) ([]Finding, error) {
 	if objs == nil {
 		return nil, err
 	}
-	for _, p := range objs.Policies {
+	var policyIndex, bindingIndex []int
+	for i, p := range objs.Policies {
 		if p != nil {
 			in.Policies = append(in.Policies, checkedPolicy(p))
+			policyIndex = append(policyIndex, i)
 		}
 	}
-	for _, b := range objs.Bindings {
+	for i, b := range objs.Bindings {
 		if b == nil {
 			continue
 		}
+		bindingIndex = append(bindingIndex, i)
 		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
 	}
-	return policycheck.Check(in), err
+	findings := policycheck.Check(in)
+	for i := range findings {
+		if findings[i].Kind == kindPolicy {
+			findings[i].Index = policyIndex[findings[i].Index]
+		} else {
+			findings[i].Index = bindingIndex[findings[i].Index]
+		}
+	}
+	return findings, err
 }
 
 // checkedPolicy is what the checks read of a policy.

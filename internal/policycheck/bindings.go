@@ -19,7 +19,7 @@ func checkBindings(in *Input) []Finding {
 		policies[in.Policies[i].Name] = &in.Policies[i]
 	}
 	bound := map[string]bool{}
-	for _, b := range in.Bindings {
+	for i, b := range in.Bindings {
 		bound[b.PolicyName] = true
 		p, ok := policies[b.PolicyName]
 		if !ok {
@@ -32,16 +32,16 @@ func checkBindings(in *Input) []Finding {
 			if n, ok := nearest(b.PolicyName, names); ok {
 				fix = fmt.Sprintf("did you mean %q?", n)
 			}
-			out = append(out, Finding{Severity: Warning, Rule: RuleMissingPolicy, Kind: b.Kind, Name: b.Name, Field: "spec.policyName", Message: msg, Fix: fix})
+			out = append(out, Finding{Severity: Warning, Rule: RuleMissingPolicy, Kind: b.Kind, Name: b.Name, Index: i, Field: "spec.policyName", Message: msg, Fix: fix})
 			continue
 		}
 		if in.Params != nil {
-			out = append(out, checkParams(p, b, in.Params)...)
+			out = append(out, withIndex(i, checkParams(p, b, in.Params))...)
 		}
 	}
-	for _, p := range in.Policies {
+	for i, p := range in.Policies {
 		if !bound[p.Name] {
-			out = append(out, Finding{Severity: Warning, Rule: RuleUnboundPolicy, Kind: p.Kind, Name: p.Name, Field: "metadata.name",
+			out = append(out, Finding{Severity: Warning, Rule: RuleUnboundPolicy, Kind: p.Kind, Name: p.Name, Index: i, Field: "metadata.name",
 				Message: fmt.Sprintf("no %sBinding binds the policy: kube-apiserver never applies it", p.Kind),
 				Fix:     fmt.Sprintf("add a %sBinding with policyName %q", p.Kind, p.Name)})
 		}

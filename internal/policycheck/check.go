@@ -17,15 +17,22 @@ func Check(in *Input) []Finding {
 	var out []Finding
 	for i := range in.Policies {
 		p := &in.Policies[i]
-		out = append(out, checkRules(p.Kind, p.Name, p.MatchConstraints, field.NewPath("spec", "matchConstraints"), served)...)
-		out = append(out, checkFields(p, in.Kinds, served)...)
+		out = append(out, withIndex(i, checkRules(p.Kind, p.Name, p.MatchConstraints, field.NewPath("spec", "matchConstraints"), served))...)
+		out = append(out, withIndex(i, checkFields(p, in.Kinds, served))...)
 	}
-	for _, b := range in.Bindings {
-		out = append(out, checkRules(b.Kind, b.Name, b.MatchResources, field.NewPath("spec", "matchResources"), served)...)
+	for i, b := range in.Bindings {
+		out = append(out, withIndex(i, checkRules(b.Kind, b.Name, b.MatchResources, field.NewPath("spec", "matchResources"), served))...)
 	}
 	out = append(out, checkBindings(in)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {
-		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Index, b.Index))
 	})
 	return out
+}
+
+func withIndex(i int, fs []Finding) []Finding {
+	for j := range fs {
+		fs[j].Index = i
+	}
+	return fs
 }

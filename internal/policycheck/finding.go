@@ -38,6 +38,9 @@ type Finding struct {
 	// Kind and Name are the policy's or binding's.
 	Kind string `json:"kind"`
 	Name string `json:"name"`
+	// Index is the index of the policy in the policies checked, or of the
+	// binding in the bindings.
+	Index int `json:"-"`
 	// Field is the path of the finding in the object, as kube-apiserver
 	// writes field paths: spec.validations[0].expression.
 	Field   string `json:"field"`
