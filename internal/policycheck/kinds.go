@@ -15,7 +15,8 @@ import (
 
 // Kinds are the resources a cluster serves and the schemas of their kinds:
 // the built-in ones of Kubernetes 1.37 and the CRDs added. The zero value is
-// not usable; use NewKinds.
+// not usable; use NewKinds. Kinds are not safe for concurrent use: the
+// schemas of built-in kinds are built on first use.
 type Kinds struct {
 	crdServed []Served
 	crdNodes  map[schema.GroupVersionKind]*Node

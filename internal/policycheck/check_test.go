@@ -1,0 +1,263 @@
+package policycheck_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
+	"github.com/gatehouse-dev/gatehouse/mutation"
+	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
+)
+
+// vap is a ValidatingAdmissionPolicy on deployments (or the rule given)
+// with one validation, and its binding.
+func vap(rule, validation string) string {
+	if rule == "" {
+		rule = `{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}`
+	}
+	return `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules: [` + rule + `]
+  validations:
+  - expression: "` + validation + `"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}
+`
+}
+
+const widgetCRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        required: [spec]
+        properties:
+          spec:
+            type: object
+            required: [size]
+            properties:
+              size: {type: integer}
+              color: {type: string}
+`
+
+type findingWant struct {
+	rule     string
+	severity policycheck.Severity
+	field    string
+	contains string
+}
+
+func checkVAP(t *testing.T, doc string, opts validatingpolicy.CheckOptions) []validatingpolicy.Finding {
+	t.Helper()
+	objs, err := validatingpolicy.Decode([]byte(doc))
+	require.NoError(t, err)
+	findings, err := validatingpolicy.Check(objs, opts)
+	require.NoError(t, err)
+	return findings
+}
+
+func assertFindings(t *testing.T, want []findingWant, got []policycheck.Finding) {
+	t.Helper()
+	require.Len(t, got, len(want), "%+v", got)
+	for i, w := range want {
+		assert.Equal(t, w.rule, got[i].Rule)
+		assert.Equal(t, w.severity, got[i].Severity)
+		assert.Equal(t, w.field, got[i].Field)
+		assert.Contains(t, got[i].Message+" "+got[i].Fix, w.contains)
+	}
+}
+
+func TestUnknownResource(t *testing.T) {
+	crds := validatingpolicy.CheckOptions{CRDs: [][]byte{[]byte(widgetCRD)}}
+	tests := []struct {
+		name string
+		rule string
+		opts validatingpolicy.CheckOptions
+		want []findingWant
+	}{
+		{"served", `{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods", "pods/status", "*/scale"]}`, validatingpolicy.CheckOptions{}, nil},
+		{"wildcards", `{apiGroups: ["*"], apiVersions: ["*"], operations: ["*"], resources: ["*"]}`, validatingpolicy.CheckOptions{}, nil},
+		{"singular", `{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pod"]}`, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownResource, policycheck.Warning, "spec.matchConstraints.resourceRules[0].resources[0]", `did you mean "pods"?`}}},
+		{"wrong group", `{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["deployments"]}`, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownResource, policycheck.Warning, "spec.matchConstraints.resourceRules[0].resources[0]", `"deployments" is served in apps/v1`}}},
+		{"unknown group", `{apiGroups: ["app"], apiVersions: ["v1"], operations: ["*"], resources: ["deployments"]}`, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownResource, policycheck.Warning, "spec.matchConstraints.resourceRules[0].apiGroups[0]", `did you mean "apps"?`}}},
+		{"wrong version", `{apiGroups: ["apps"], apiVersions: ["v1beta1"], operations: ["*"], resources: ["deployments"]}`, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownResource, policycheck.Warning, "spec.matchConstraints.resourceRules[0].apiVersions[0]", `served: v1`}}},
+		{"unknown subresource", `{apiGroups: [""], apiVersions: ["v1"], operations: ["*"], resources: ["pods/stats"]}`, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownResource, policycheck.Warning, "spec.matchConstraints.resourceRules[0].resources[0]", `did you mean "pods/status"?`}}},
+		{"crd given", `{apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["*"], resources: ["widgets"]}`, crds, nil},
+		{"crd not given", `{apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["*"], resources: ["widgets"]}`, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownResource, policycheck.Warning, "spec.matchConstraints.resourceRules[0].apiGroups[0]", `no API group "example.com"`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertFindings(t, tt.want, checkVAP(t, vap(tt.rule, "true"), tt.opts))
+		})
+	}
+}
+
+func TestBindingsAndParams(t *testing.T) {
+	const policy = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  paramKind: {apiVersion: v1, kind: ConfigMap}
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}]
+  validations: [{expression: "true"}]
+`
+	binding := func(policyName, paramRef string) string {
+		return "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: " + policyName + ", validationActions: [Deny]" + paramRef + "}\n"
+	}
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "limits", "namespace": "default"}}}
+	ref := `, paramRef: {name: limits, namespace: default, parameterNotFoundAction: Deny}`
+	tests := []struct {
+		name string
+		doc  string
+		opts validatingpolicy.CheckOptions
+		want []findingWant
+	}{
+		{"bound with params", policy + binding("p", ref), validatingpolicy.CheckOptions{Params: []*unstructured.Unstructured{cm}}, nil},
+		{"params not read", policy + binding("p", ref), validatingpolicy.CheckOptions{}, nil},
+		{"unbound", policy, validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnboundPolicy, policycheck.Warning, "metadata.name", "never applies it"}}},
+		{"binding of a missing policy", policy + binding("q", ref), validatingpolicy.CheckOptions{},
+			[]findingWant{
+				{policycheck.RuleUnboundPolicy, policycheck.Warning, "metadata.name", "never applies it"},
+				{policycheck.RuleMissingPolicy, policycheck.Warning, "spec.policyName", `"q" is given`},
+			}},
+		{"params missing", policy + binding("p", ref), validatingpolicy.CheckOptions{Params: []*unstructured.Unstructured{}},
+			[]findingWant{{policycheck.RuleMissingParams, policycheck.Warning, "spec.paramRef", `named "limits" in namespace "default"`}}},
+		{"no paramRef", policy + binding("p", ""), validatingpolicy.CheckOptions{Params: []*unstructured.Unstructured{cm}},
+			[]findingWant{{policycheck.RuleMissingParams, policycheck.Warning, "spec.paramRef", "no paramRef"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkVAP(t, tt.doc, tt.opts)
+			// the findings come policy first, then bindings
+			assertFindings(t, tt.want, got)
+		})
+	}
+}
+
+func TestUnguardedFields(t *testing.T) {
+	crds := validatingpolicy.CheckOptions{CRDs: [][]byte{[]byte(widgetCRD)}}
+	widgets := `{apiGroups: ["example.com"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["widgets"]}`
+	const vf = "spec.validations[0].expression"
+	tests := []struct {
+		name, rule, expr string
+		opts             validatingpolicy.CheckOptions
+		want             []findingWant
+	}{
+		{"always present", "", "object.spec.template.spec.containers.size() > 0", validatingpolicy.CheckOptions{}, nil},
+		{"optional", "", "object.spec.replicas < 5", validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.spec.replicas may be absent"}}},
+		{"has guard", "", "!has(object.spec.replicas) || object.spec.replicas < 5", validatingpolicy.CheckOptions{}, nil},
+		{"optional guard", "", "object.spec.?replicas.orValue(1) < 5", validatingpolicy.CheckOptions{}, nil},
+		{"map key", "", "object.metadata.labels['app'] == 'x'", validatingpolicy.CheckOptions{}, []findingWant{
+			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.metadata.labels['app'] may be absent"},
+			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.metadata.labels may be absent"},
+		}},
+		{"map key guarded", "", "has(object.metadata.labels) && 'app' in object.metadata.labels && object.metadata.labels['app'] == 'x'", validatingpolicy.CheckOptions{}, nil},
+		{"item field", "", "object.spec.template.spec.containers.all(c, c.securityContext.privileged == false)", validatingpolicy.CheckOptions{}, []findingWant{
+			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "securityContext.privileged may be absent"},
+			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.spec.template.spec.containers[*].securityContext may be absent"},
+		}},
+		{"item field guarded", "", "object.spec.template.spec.containers.all(c, !has(c.securityContext) || !has(c.securityContext.privileged) || c.securityContext.privileged == false)", validatingpolicy.CheckOptions{}, nil},
+		{"never present", "", "object.replicas < 5", validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleNoSuchField, policycheck.Error, vf, "every matching request"}}},
+		{"never present, short-circuited", "", "object.spec.template.spec.containers.size() > 1 || object.replicas < 5", validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleNoSuchField, policycheck.Warning, vf, "wherever it reads it"}}},
+		{"crd required", widgets, "object.spec.size < 5", crds, nil},
+		{"crd optional", widgets, "object.spec.color == 'red'", crds,
+			[]findingWant{{policycheck.RuleUnguardedField, policycheck.Warning, vf, "optional in Widget example.com/v1"}}},
+		{"crd no such field", widgets, "object.spec.colour == 'red'", crds,
+			[]findingWant{{policycheck.RuleNoSuchField, policycheck.Error, vf, "Widget example.com/v1 has no such field"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertFindings(t, tt.want, checkVAP(t, vap(tt.rule, tt.expr), tt.opts))
+		})
+	}
+}
+
+// TestUnguardedFieldsEveryExpressionKind: match conditions, variables,
+// validations, messageExpressions, audit annotations and mutations are
+// all read.
+func TestUnguardedFieldsEveryExpressionKind(t *testing.T) {
+	const v = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  matchConstraints:
+    resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}]
+  matchConditions: [{name: m, expression: "object.spec.paused"}]
+  variables: [{name: r, expression: "object.spec.replicas"}]
+  validations: [{expression: "variables.r < 5 && object.spec.minReadySeconds > 0", messageExpression: "string(object.spec.revisionHistoryLimit)"}]
+  auditAnnotations: [{key: k, valueExpression: "string(object.spec.progressDeadlineSeconds)"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}
+`
+	got := checkVAP(t, v, validatingpolicy.CheckOptions{})
+	var fields []string
+	for _, f := range got {
+		fields = append(fields, f.Field)
+	}
+	assert.Equal(t, []string{
+		"spec.matchConditions[0].expression", "spec.variables[0].expression", "spec.validations[0].expression",
+		"spec.validations[0].messageExpression", "spec.auditAnnotations[0].valueExpression",
+	}, fields)
+
+	const m = `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: "Object{spec: Object.spec{replicas: object.spec.replicas + 1}}"}
+  - patchType: JSONPatch
+    jsonPatch: {expression: "[JSONPatch{op: 'add', path: '/spec/paused', value: object.spec.paused}]"}
+  - patchType: JSONPatch
+    jsonPatch: {expression: "has(object.spec.paused) ? [JSONPatch{op: 'add', path: '/spec/paused', value: object.spec.paused}] : []"}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p}
+`
+	objs, err := mutation.Decode([]byte(m))
+	require.NoError(t, err)
+	mf, err := mutation.Check(objs, mutation.CheckOptions{})
+	require.NoError(t, err)
+	fields = nil
+	for _, f := range mf {
+		fields = append(fields, f.Field)
+	}
+	assert.Equal(t, []string{"spec.mutations[0].applyConfiguration.expression", "spec.mutations[1].jsonPatch.expression"}, fields)
+}
