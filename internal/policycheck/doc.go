@@ -1,0 +1,68 @@
+// Package policycheck finds, before any request, the failures that
+// kube-apiserver 1.37 meets only at admission time in MutatingAdmissionPolicies,
+// ValidatingAdmissionPolicies and their bindings: kube-apiserver accepts
+// such objects, and a policy with failurePolicy Fail then denies every
+// request it fails on. Package mutation's and package validatingpolicy's
+// Check describe their policies to Check here, which returns [Finding]s.
+//
+// # Findings
+//
+//   - unknown-resource (warning): an API group, version or resource of a
+//     rule (matchConstraints, a binding's matchResources, their exclusions)
+//     that no resource of Kubernetes 1.37 (with every API enabled: the
+//     table of served_resources.tsv, generated from k8s.io/kubernetes
+//     v1.37.2's discovery documents) nor a CRD given has; the rule matches
+//     nothing. The nearest name is suggested.
+//   - unbound-policy, binding-of-missing-policy, missing-params (warnings):
+//     a policy no binding given binds; a binding of a policy not given; a
+//     binding of a policy with a paramKind that has no paramRef, or whose
+//     paramRef names no object given (only when params were given).
+//   - unguarded-field (warning): a selection of a field, or of a constant
+//     key of a map, from object, oldObject or params (through variables
+//     that are plain paths, comprehension and bind variables too) that the
+//     kind's schema does not guarantee, with no has(), `in` or optional
+//     (?.) guard in the same expression or in a match condition: on an
+//     object without it, the expression fails with "no such key". Every
+//     expression kind is read: match conditions, variables, validations,
+//     messageExpressions, audit annotations, mutations.
+//   - no-such-field: a selection of a field that none of the matched kinds
+//     has (a closed schema: a Go type, a structural schema without
+//     x-kubernetes-preserve-unknown-fields). An error when kube-apiserver
+//     fails on every matching request: the policy's failurePolicy is Fail,
+//     it has no match condition, its rules name no wildcard resource, the
+//     selection is evaluated on every evaluation of the expression (not
+//     under &&, ||, ?:, a comprehension or in a variable; not in a
+//     messageExpression), every selection before it is of a field always
+//     present, and it is not read from oldObject; otherwise a warning.
+//     conformance's TestCheckErrorsFailInKubeAPIServer shows kube-apiserver's
+//     dispatchers failing on such policies.
+//
+// # Schemas
+//
+// A built-in kind's objects are read as kube-apiserver hands them to
+// expressions, its Go type through runtime.DefaultUnstructuredConverter: a
+// field is present unless it is omitempty (structs are never empty) or
+// omitzero, or a pointer. A custom resource's field is present when its
+// schema requires it. apiVersion, kind, metadata.name and
+// metadata.namespace are taken as present.
+//
+// # What the check cannot know
+//
+//   - Defaults: kube-apiserver defaults built-in objects before admission
+//     (a Deployment's spec.replicas is always set), and CRD schemas' defaults
+//     apply; the check reports such fields as possibly absent.
+//   - The cluster: the resources it serves (an API version switched off,
+//     aggregated APIs, CRDs not given), the params and policies it holds;
+//     findings about them are warnings.
+//   - The object's content: a guard written differently (object.kind ==
+//     'Pod', a size() test, a guard in another validation) is not
+//     recognised, and a has() anywhere in the expression is taken as
+//     guarding the path, even where it does not; map keys and list items
+//     are never guaranteed.
+//   - Short-circuits: a field that never exists read under a logical
+//     operator may never be evaluated; such findings are warnings.
+//   - oldObject is null on CREATE and object on DELETE: reads of their
+//     fields are not reported for that.
+//   - Types: an expression's types are not checked here (kube-apiserver's
+//     type checker, validatingpolicy.TypeCheck, does it for validations).
+package policycheck
