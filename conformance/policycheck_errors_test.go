@@ -27,6 +27,8 @@ type policyCheckCase struct {
 	doc string
 	// errors is the number of error findings the check makes.
 	errors int
+	// kubeError is in kube-apiserver's error ("no such key" if empty).
+	kubeError string
 }
 
 // checkDeployments are Deployments that kube-apiserver's admission sees:
@@ -76,17 +78,23 @@ func checkMAPDoc(failurePolicy, mutation string) string {
 
 // policyCheckCorpus: policies with and without error findings.
 var policyCheckCorpus = []policyCheckCase{
-	{"vap never-present field", checkVAPDoc("Fail", "", "object.replicas < 5"), 1},
-	{"vap never-present nested field", checkVAPDoc("Fail", "", "object.spec.template.spec.container.size() > 0"), 1},
-	{"vap never-present field in a later validation", checkVAPDoc("Fail", "", "true", "object.spec.replica < 5"), 1},
-	{"vap never-present field under ||", checkVAPDoc("Fail", "", "object.spec.paused || object.replicas < 5"), 0},
-	{"vap never-present field under Ignore", checkVAPDoc("Ignore", "", "object.replicas < 5"), 0},
-	{"vap never-present field after a match condition", checkVAPDoc("Fail", "object.metadata.name == 'd'", "object.replicas < 5"), 0},
-	{"vap optional field", checkVAPDoc("Fail", "", "object.spec.replicas < 5"), 0},
-	{"vap guarded", checkVAPDoc("Fail", "", "!has(object.spec.replicas) || object.spec.replicas < 5"), 0},
-	{"map never-present field", checkMAPDoc("Fail", "Object{spec: Object.spec{replicas: object.spec.replica}}"), 1},
-	{"map never-present field under Ignore", checkMAPDoc("Ignore", "Object{spec: Object.spec{replicas: object.spec.replica}}"), 0},
-	{"map optional field", checkMAPDoc("Fail", "Object{spec: Object.spec{minReadySeconds: object.spec.replicas}}"), 0},
+	{"vap never-present field", checkVAPDoc("Fail", "", "object.replicas < 5"), 1, ""},
+	{"vap never-present nested field", checkVAPDoc("Fail", "", "object.spec.template.spec.container.size() > 0"), 1, ""},
+	{"vap never-present field in a later validation", checkVAPDoc("Fail", "", "true", "object.spec.replica < 5"), 1, ""},
+	{"vap never-present field under ||", checkVAPDoc("Fail", "", "object.spec.paused || object.replicas < 5"), 0, ""},
+	{"vap never-present field under Ignore", checkVAPDoc("Ignore", "", "object.replicas < 5"), 0, ""},
+	{"vap never-present field after a match condition", checkVAPDoc("Fail", "object.metadata.name == 'd'", "object.replicas < 5"), 0, ""},
+	{"vap optional field", checkVAPDoc("Fail", "", "object.spec.replicas < 5"), 0, ""},
+	{"vap guarded", checkVAPDoc("Fail", "", "!has(object.spec.replicas) || object.spec.replicas < 5"), 0, ""},
+	{"map never-present field", checkMAPDoc("Fail", "Object{spec: Object.spec{replicas: object.spec.replica}}"), 1, ""},
+	{"map never-present field under Ignore", checkMAPDoc("Ignore", "Object{spec: Object.spec{replicas: object.spec.replica}}"), 0, ""},
+	{"map optional field", checkMAPDoc("Fail", "Object{spec: Object.spec{minReadySeconds: object.spec.replicas}}"), 0, ""},
+	{"map atomic map", checkMAPDoc("Fail", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`), 1, "may not mutate atomic arrays, maps or structs: .spec.selector"},
+	{"map atomic list", checkMAPDoc("Fail", `Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "c", args: ["x"]}]}}}}`), 1, "may not mutate atomic arrays, maps or structs: .spec.template.spec.containers[0].args"},
+	{"map atomic map under Ignore", checkMAPDoc("Ignore", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`), 0, ""},
+	{"map granular map", checkMAPDoc("Fail", `Object{metadata: Object.metadata{labels: {"a": "b"}}}`), 0, ""},
+	{"map undeclared field", checkMAPDoc("Fail", "Object{spec: Object.spec{replica: 3}}"), 1, ".spec.replica: field not declared in schema"},
+	{"map undeclared field in a branch", checkMAPDoc("Fail", "object.spec.paused ? Object{spec: Object.spec{replica: 3}} : Object{}"), 0, ""},
 }
 
 // TestCheckErrorsFailInKubeAPIServer: every policy on which the check
@@ -134,8 +142,12 @@ func TestCheckErrorsFailInKubeAPIServer(t *testing.T) {
 			assert.Equal(t, c.errors, errs, "error findings")
 			if errs > 0 {
 				for i, err := range kubeErrs {
+					want := c.kubeError
+					if want == "" {
+						want = "no such key"
+					}
 					if assert.Error(t, err, "object %d: kube-apiserver admits it", i) {
-						assert.Contains(t, err.Error(), "no such key", "object %d", i)
+						assert.Contains(t, err.Error(), want, "object %d", i)
 					}
 				}
 			}

@@ -1,6 +1,9 @@
 package mutation
 
 import (
+	"cmp"
+	"slices"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
@@ -52,6 +55,20 @@ func Check(objs *Objects, o CheckOptions) ([]Finding, error) {
 		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
 	}
 	findings := policycheck.Check(in)
+	schemas := BuiltIn()
+	for _, crd := range o.CRDs {
+		_ = schemas.AddCRD(crd) // Prepare reported it
+	}
+	for i, p := range in.Policies {
+		gvks := policycheck.MatchedKinds(p.MatchConstraints, kinds)
+		for _, f := range checkPatches(objs.Policies[policyIndex[i]], p, schemas, gvks) {
+			f.Index = i
+			findings = append(findings, f)
+		}
+	}
+	slices.SortStableFunc(findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Index, b.Index))
+	})
 	for i := range findings {
 		if findings[i].Kind == kindPolicy {
 			findings[i].Index = policyIndex[findings[i].Index]

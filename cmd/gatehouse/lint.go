@@ -13,8 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	yamlv3 "go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 	"sigs.k8s.io/yaml"
 
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/manifest"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
@@ -183,6 +185,11 @@ func (a *app) lint(paths, crdPaths []string, strict bool) error {
 	findings = append(findings, mf...)
 	vf, _ := validatingpolicy.Check(&vobjs, opts)
 	findings = append(findings, vf...)
+	invalid, err := restValidation(&mobjs, &vobjs)
+	if err != nil {
+		return err
+	}
+	findings = append(invalid, findings...)
 
 	report := lintReport{SchemaVersion: schemaVersion, Findings: []lintFinding{}, Problems: problems}
 	for _, f := range findings {
@@ -337,3 +344,44 @@ func child(n *yamlv3.Node, seg string) *yamlv3.Node {
 }
 
 var errNoSARIF = errors.New("-o sarif: only gatehouse lint writes SARIF")
+
+// restValidation returns kube-apiserver's REST validation errors of the
+// policies and bindings (on create) as findings of the rule invalid: the
+// API refuses such objects. The validators are package mutation's and
+// admissionmanifest's, checked against kube-apiserver's in
+// conformance/kubernetes.
+func restValidation(m *mutation.Objects, v *validatingpolicy.Objects) ([]mutation.Finding, error) {
+	mv, err := mutation.NewValidator(mutation.ValidatorOptions{})
+	if err != nil {
+		return nil, err
+	}
+	av, err := admissionmanifest.NewValidator(admissionmanifest.Options{})
+	if err != nil {
+		return nil, err
+	}
+	var out []mutation.Finding
+	add := func(kind, name string, index int, errs field.ErrorList) {
+		for _, e := range errs {
+			out = append(out, mutation.Finding{Severity: mutation.SeverityError, Rule: ruleInvalid, Kind: kind, Name: name, Index: index, Field: e.Field,
+				Message: "kube-apiserver refuses the object: " + e.ErrorBody()})
+		}
+	}
+	for i, p := range m.Policies {
+		add("MutatingAdmissionPolicy", p.Name, i, mv.ValidateMutatingAdmissionPolicy(p, nil))
+	}
+	for i, b := range m.Bindings {
+		add("MutatingAdmissionPolicyBinding", b.Name, i, mv.ValidateMutatingAdmissionPolicyBinding(b, nil))
+	}
+	for i, p := range v.Policies {
+		errs, _ := av.ValidateValidatingAdmissionPolicy(p, nil)
+		add("ValidatingAdmissionPolicy", p.Name, i, errs)
+	}
+	for i, b := range v.Bindings {
+		errs, _ := av.ValidateValidatingAdmissionPolicyBinding(b, nil)
+		add("ValidatingAdmissionPolicyBinding", b.Name, i, errs)
+	}
+	return out, nil
+}
+
+// ruleInvalid is the rule of kube-apiserver's REST validation errors.
+const ruleInvalid = "invalid"

@@ -71,6 +71,9 @@ type sarifLogical struct {
 
 // lintRules describes each rule of the findings.
 var lintRules = map[string]string{
+	"invalid":                   "kube-apiserver's REST API refuses the object",
+	"unknown-param-kind":        "The paramKind is no kind Kubernetes 1.37 serves nor one of a CRD given: every matching request fails",
+	"atomic-write":              "An ApplyConfiguration writes into an atomic list, map or struct: kube-apiserver refuses the patch",
 	"unknown-resource":          "A rule names an API group, version or resource that Kubernetes 1.37 does not serve (nor a CRD given): it matches nothing",
 	"unbound-policy":            "A policy has no binding: kube-apiserver never applies it",
 	"binding-of-missing-policy": "A binding names a policy that is not given",

@@ -40,6 +40,10 @@ func checkBindings(in *Input) []Finding {
 		}
 	}
 	for i, p := range in.Policies {
+		if f, ok := checkParamKind(&p, in.Kinds); ok {
+			f.Index = i
+			out = append(out, f)
+		}
 		if !bound[p.Name] {
 			out = append(out, Finding{Severity: Warning, Rule: RuleUnboundPolicy, Kind: p.Kind, Name: p.Name, Index: i, Field: "metadata.name",
 				Message: fmt.Sprintf("no %sBinding binds the policy: kube-apiserver never applies it", p.Kind),
@@ -101,4 +105,27 @@ func checkParams(p *Policy, b Binding, params []Param) []Finding {
 	return []Finding{{Severity: Warning, Rule: RuleMissingParams, Kind: b.Kind, Name: b.Name, Field: path.String(),
 		Message: fmt.Sprintf("no params object %s is given; without one in the cluster, parameterNotFoundAction is %s", what, action),
 		Fix:     "give the params object with the policies, or create it before the binding"}}
+}
+
+// checkParamKind reports a paramKind that no built-in kind nor CRD given
+// is: kube-apiserver then fails every request the policy matches ("failed
+// to find resource referenced by paramKind"), unless the cluster serves it.
+func checkParamKind(p *Policy, kinds *Kinds) (Finding, bool) {
+	pk := p.ParamKind
+	if pk == nil {
+		return Finding{}, false
+	}
+	gv, err := schema.ParseGroupVersion(pk.APIVersion)
+	if err != nil {
+		return Finding{}, false
+	}
+	gvk := gv.WithKind(pk.Kind)
+	for _, s := range kinds.Served() {
+		if s.Subresource == "" && s.KindGroup == gvk.Group && s.KindVersion == gvk.Version && s.Kind == gvk.Kind {
+			return Finding{}, false
+		}
+	}
+	return Finding{Severity: Warning, Rule: RuleUnknownParamKind, Kind: p.Kind, Name: p.Name, Field: "spec.paramKind",
+		Message: fmt.Sprintf("paramKind %s is not a kind Kubernetes %s serves nor one of a CRD given: without it in the cluster, kube-apiserver fails every request the policy matches (failed to find resource referenced by paramKind)", gvk, kubeVersion),
+		Fix:     "give the params' CRD (--crds), or correct apiVersion and kind"}, true
 }

@@ -261,3 +261,40 @@ spec: {policyName: p}
 	}
 	assert.Equal(t, []string{"spec.mutations[0].applyConfiguration.expression", "spec.mutations[1].jsonPatch.expression"}, fields)
 }
+
+func TestUnknownParamKind(t *testing.T) {
+	policy := func(paramKind string) string {
+		return `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  paramKind: ` + paramKind + `
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}]
+  validations: [{expression: "true"}]
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: b}
+spec: {policyName: p, validationActions: [Deny]}
+`
+	}
+	crds := validatingpolicy.CheckOptions{CRDs: [][]byte{[]byte(widgetCRD)}}
+	tests := []struct {
+		name, paramKind string
+		opts            validatingpolicy.CheckOptions
+		want            []findingWant
+	}{
+		{"built-in", "{apiVersion: v1, kind: ConfigMap}", validatingpolicy.CheckOptions{}, nil},
+		{"crd given", "{apiVersion: example.com/v1, kind: Widget}", crds, nil},
+		{"crd not given", "{apiVersion: example.com/v1, kind: Widget}", validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownParamKind, policycheck.Warning, "spec.paramKind", "failed to find resource referenced by paramKind"}}},
+		{"wrong version", "{apiVersion: v2, kind: ConfigMap}", validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnknownParamKind, policycheck.Warning, "spec.paramKind", "/v2, Kind=ConfigMap"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertFindings(t, tt.want, checkVAP(t, policy(tt.paramKind), tt.opts))
+		})
+	}
+}

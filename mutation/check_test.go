@@ -1,0 +1,68 @@
+package mutation_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/mutation"
+)
+
+// checkMAP is a MutatingAdmissionPolicy on Deployments with one
+// ApplyConfiguration mutation, and its binding.
+func checkMAP(failurePolicy, matchCondition, expression string) string {
+	doc := "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  failurePolicy: " + failurePolicy +
+		"\n  reinvocationPolicy: Never\n  matchConstraints:\n    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]\n"
+	if matchCondition != "" {
+		doc += fmt.Sprintf("  matchConditions: [{name: m, expression: %q}]\n", matchCondition)
+	}
+	return doc + fmt.Sprintf("  mutations:\n  - patchType: ApplyConfiguration\n    applyConfiguration: {expression: %q}\n", expression) +
+		"---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p}\n"
+}
+
+func TestCheckPatches(t *testing.T) {
+	const field = "spec.mutations[0].applyConfiguration.expression"
+	tests := []struct {
+		name, failurePolicy, matchCondition, expression string
+		// rule and severity of the one finding; "" for none
+		rule     string
+		severity mutation.Severity
+		contains string
+	}{
+		{"granular map", "Fail", "", `Object{metadata: Object.metadata{labels: {"a": "b"}}}`, "", "", ""},
+		{"associative list", "Fail", "", `Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "c", image: "i"}]}}}}`, "", "", ""},
+		{"atomic map", "Fail", "", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`, "atomic-write", mutation.SeverityError, ".spec.selector"},
+		{"atomic list", "Fail", "", `Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "c", args: ["x"]}]}}}}`, "atomic-write", mutation.SeverityError, ".spec.template.spec.containers[*].args"},
+		{"atomic map under a match condition", "Fail", "true", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`, "atomic-write", mutation.SeverityWarning, ".spec.selector"},
+		{"atomic map under Ignore", "Ignore", "", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`, "atomic-write", mutation.SeverityWarning, ".spec.selector"},
+		{"atomic map in a branch", "Fail", "", `object.spec.paused ? Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}} : Object{}`, "atomic-write", mutation.SeverityWarning, ".spec.selector"},
+		{"declared field", "Fail", "", `Object{spec: Object.spec{minReadySeconds: 3}}`, "", "", ""},
+		{"undeclared field", "Fail", "", `Object{spec: Object.spec{replica: 3}}`, "no-such-field", mutation.SeverityError, ".spec.replica: field not declared in schema"},
+		{"undeclared field in a branch", "Fail", "", `object.spec.paused ? Object{spec: Object.spec{replica: 3}} : Object{}`, "no-such-field", mutation.SeverityWarning, ".spec.replica"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := mutation.Decode([]byte(checkMAP(tt.failurePolicy, tt.matchCondition, tt.expression)))
+			require.NoError(t, err)
+			findings, err := mutation.Check(objs, mutation.CheckOptions{})
+			require.NoError(t, err)
+			var got []mutation.Finding
+			for _, f := range findings {
+				if f.Rule == "atomic-write" || f.Rule == "no-such-field" && f.Field == field {
+					got = append(got, f)
+				}
+			}
+			if tt.rule == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1, "%+v", got)
+			assert.Equal(t, tt.rule, got[0].Rule)
+			assert.Equal(t, tt.severity, got[0].Severity)
+			assert.Equal(t, field, got[0].Field)
+			assert.Contains(t, got[0].Message, tt.contains)
+		})
+	}
+}
