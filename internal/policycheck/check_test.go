@@ -170,10 +170,11 @@ func TestUnguardedFields(t *testing.T) {
 		want             []findingWant
 	}{
 		{"always present", "", "object.spec.template.spec.containers.size() > 0", validatingpolicy.CheckOptions{}, nil},
-		{"optional", "", "object.spec.replicas < 5", validatingpolicy.CheckOptions{},
-			[]findingWant{{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.spec.replicas may be absent"}}},
-		{"has guard", "", "!has(object.spec.replicas) || object.spec.replicas < 5", validatingpolicy.CheckOptions{}, nil},
-		{"optional guard", "", "object.spec.?replicas.orValue(1) < 5", validatingpolicy.CheckOptions{}, nil},
+		{"optional", "", "object.spec.minReadySeconds < 5", validatingpolicy.CheckOptions{},
+			[]findingWant{{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.spec.minReadySeconds may be absent"}}},
+		{"defaulted", "", "object.spec.replicas < 5 && object.spec.template.spec.containers.all(c, c.imagePullPolicy != 'Always')", validatingpolicy.CheckOptions{}, nil},
+		{"has guard", "", "!has(object.spec.minReadySeconds) || object.spec.minReadySeconds < 5", validatingpolicy.CheckOptions{}, nil},
+		{"optional guard", "", "object.spec.?minReadySeconds.orValue(1) < 5", validatingpolicy.CheckOptions{}, nil},
 		{"map key", "", "object.metadata.labels['app'] == 'x'", validatingpolicy.CheckOptions{}, []findingWant{
 			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.metadata.labels['app'] may be absent"},
 			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.metadata.labels may be absent"},
@@ -212,9 +213,9 @@ spec:
   matchConstraints:
     resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}]
   matchConditions: [{name: m, expression: "object.spec.paused"}]
-  variables: [{name: r, expression: "object.spec.replicas"}]
-  validations: [{expression: "variables.r < 5 && object.spec.minReadySeconds > 0", messageExpression: "string(object.spec.revisionHistoryLimit)"}]
-  auditAnnotations: [{key: k, valueExpression: "string(object.spec.progressDeadlineSeconds)"}]
+  variables: [{name: r, expression: "object.spec.minReadySeconds"}]
+  validations: [{expression: "variables.r < 5 && object.spec.template.spec.nodeName != ''", messageExpression: "string(object.spec.template.spec.hostname)"}]
+  auditAnnotations: [{key: k, valueExpression: "string(object.spec.template.spec.priority)"}]
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingAdmissionPolicyBinding
@@ -240,7 +241,7 @@ spec:
     resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments"]}]
   mutations:
   - patchType: ApplyConfiguration
-    applyConfiguration: {expression: "Object{spec: Object.spec{replicas: object.spec.replicas + 1}}"}
+    applyConfiguration: {expression: "Object{spec: Object.spec{replicas: object.spec.minReadySeconds + 1}}"}
   - patchType: JSONPatch
     jsonPatch: {expression: "[JSONPatch{op: 'add', path: '/spec/paused', value: object.spec.paused}]"}
   - patchType: JSONPatch

@@ -42,15 +42,20 @@
 // A built-in kind's objects are read as kube-apiserver hands them to
 // expressions, its Go type through runtime.DefaultUnstructuredConverter: a
 // field is present unless it is omitempty (structs are never empty) or
-// omitzero, or a pointer. A custom resource's field is present when its
-// schema requires it. apiVersion, kind, metadata.name and
+// omitzero, or a pointer, or kube-apiserver's defaults set it (see below).
+// A custom resource's field is present when its schema requires it. apiVersion, kind, metadata.name and
 // metadata.namespace are taken as present.
 //
 // # What the check cannot know
 //
-//   - Defaults: kube-apiserver defaults built-in objects before admission
-//     (a Deployment's spec.replicas is always set), and CRD schemas' defaults
-//     apply; the check reports such fields as possibly absent.
+//   - Defaults, in part: kube-apiserver defaults built-in objects before
+//     admission. The values its defaulting functions set on a sparse object
+//     of each kind (a Deployment's spec.replicas, a container's
+//     imagePullPolicy: defaulted_fields.tsv, generated from k8s.io/kubernetes
+//     v1.37.2) are taken as present; defaulted objects (a volume's emptyDir,
+//     which depends on the volume's other fields), defaults that depend on
+//     other values, and the defaults of CRD schemas are not, and are
+//     reported as possibly absent.
 //   - The cluster: the resources it serves (an API version switched off,
 //     aggregated APIs, CRDs not given), the params and policies it holds;
 //     findings about them are warnings.

@@ -112,6 +112,7 @@ func (k *Kinds) Node(gvk schema.GroupVersionKind) (*Node, bool) {
 	}
 	n := GoNode(t)
 	markMetadata(n)
+	markDefaulted(n, gvk)
 	k.builtin[gvk] = n
 	return n, true
 }
