@@ -71,6 +71,7 @@ type sarifLogical struct {
 
 // lintRules describes each rule of the findings.
 var lintRules = map[string]string{
+	"null-object":               "oldObject's fields read in a policy matching CREATE, or object's in one matching DELETE, without a null check",
 	"invalid":                   "kube-apiserver's REST API refuses the object",
 	"unknown-param-kind":        "The paramKind is no kind Kubernetes 1.37 serves nor one of a CRD given: every matching request fails",
 	"atomic-write":              "An ApplyConfiguration writes into an atomic list, map or struct: kube-apiserver refuses the patch",

@@ -299,3 +299,27 @@ spec: {policyName: p, validationActions: [Deny]}
 		})
 	}
 }
+
+func TestNullObject(t *testing.T) {
+	rule := func(ops string) string {
+		return `{apiGroups: ["apps"], apiVersions: ["v1"], operations: [` + ops + `], resources: ["deployments"]}`
+	}
+	const vf = "spec.validations[0].expression"
+	tests := []struct {
+		name, ops, expr string
+		want            []findingWant
+	}{
+		{"oldObject on UPDATE", "UPDATE", "object.spec.replicas >= oldObject.spec.replicas", nil},
+		{"oldObject on CREATE", "CREATE, UPDATE", "object.spec.replicas >= oldObject.spec.replicas",
+			[]findingWant{{policycheck.RuleNullObject, policycheck.Warning, vf, "oldObject is null on CREATE requests"}}},
+		{"oldObject guarded", "CREATE, UPDATE", "oldObject == null || object.spec.replicas >= oldObject.spec.replicas", nil},
+		{"operation tested", "'*'", "request.operation != 'UPDATE' || object.spec.replicas >= oldObject.spec.replicas", nil},
+		{"object on DELETE", "DELETE", "object.spec.replicas < 5",
+			[]findingWant{{policycheck.RuleNullObject, policycheck.Warning, vf, "object is null on DELETE requests"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assertFindings(t, tt.want, checkVAP(t, vap(rule(tt.ops), tt.expr), validatingpolicy.CheckOptions{}))
+		})
+	}
+}

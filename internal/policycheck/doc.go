@@ -36,6 +36,17 @@
 //     present, and it is not read from oldObject; otherwise a warning.
 //     conformance's TestCheckErrorsFailInKubeAPIServer shows kube-apiserver's
 //     dispatchers failing on such policies.
+//   - null-object (warning): a read of oldObject's fields in a policy whose
+//     rules match CREATE (oldObject is null), or of object's in a
+//     validating policy matching DELETE, with no comparison of it with
+//     null nor a test of request.operation.
+//   - unknown-param-kind (warning): a paramKind that no kind served nor CRD
+//     given is: unless the cluster serves it, every matching request fails.
+//   - atomic-write, no-such-field in mutations (package mutation): an
+//     ApplyConfiguration whose Object initializers write into a list, map or
+//     struct the kind's schema declares atomic, or set a field it does not
+//     declare; errors under the same conditions as above (the initializers
+//     built with no choice), shown failing in kube-apiserver's dispatcher.
 //
 // # Schemas
 //
@@ -66,8 +77,9 @@
 //     are never guaranteed.
 //   - Short-circuits: a field that never exists read under a logical
 //     operator may never be evaluated; such findings are warnings.
-//   - oldObject is null on CREATE and object on DELETE: reads of their
-//     fields are not reported for that.
+//   - Null objects are found only through the operations of the policy's
+//     own rules and a comparison with null or a read of request.operation
+//     in the expression or a match condition.
 //   - Types: an expression's types are not checked here (kube-apiserver's
 //     type checker, validatingpolicy.TypeCheck, does it for validations).
 package policycheck

@@ -243,9 +243,6 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 			}
 		}
 	}
-	if len(objects) == 0 && len(params) == 0 {
-		return nil
-	}
 	// Variables that are plain paths are read through variables.<name>;
 	// the guards of match conditions hold in every other expression.
 	sc := &scope{vars: map[string]path{}}
@@ -278,9 +275,19 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 		}
 		all = append(all, parsed{expr: e, w: w})
 	}
+	nullOn := nullOperations(p)
 	noNarrowing := !p.FailurePolicyIgnore && !slices.ContainsFunc(p.Expressions, func(e Expression) bool { return e.Kind == MatchCondition }) && !hasWildcardResource(p.MatchConstraints)
 	var out []Finding
 	for _, pe := range all {
+		for _, root := range []string{"object", "oldObject"} {
+			op := nullOn[root]
+			if op == "" || pe.w.nullChecks[root] || policyNullChecks[root] || !slices.ContainsFunc(pe.w.reads, func(r read) bool { return r.operand.root == root }) {
+				continue
+			}
+			out = append(out, Finding{Severity: Warning, Rule: RuleNullObject, Kind: p.Kind, Name: p.Name, Field: pe.expr.Field,
+				Message: fmt.Sprintf("%s is null on %s requests, which the policy matches: reading its fields fails there", root, op),
+				Fix:     fmt.Sprintf("guard it: %s != null && ..., or test request.operation", root)})
+		}
 		seen := map[string]bool{}
 		for _, r := range pe.w.reads {
 			full := r.operand.child(r.field).String()
@@ -389,4 +396,26 @@ func guardFix(operand path, field string) string {
 		return fmt.Sprintf("guard it with has(...) on the item, or read it with ?.%s", field)
 	}
 	return fmt.Sprintf("guard it: has(%s) && ..., or read %s.?%s.orValue(...)", sel, operand, field)
+}
+
+// nullOperations returns, for object and oldObject, an operation the
+// policy's rules match on which kube-apiserver makes it null: DELETE for
+// object (validating policies only: mutating ones are not called on
+// DELETE), CREATE for oldObject.
+func nullOperations(p *Policy) map[string]string {
+	out := map[string]string{}
+	if p.MatchConstraints == nil {
+		return out
+	}
+	for _, r := range p.MatchConstraints.ResourceRules {
+		for _, op := range r.Operations {
+			if op == "*" || op == "CREATE" {
+				out["oldObject"] = "CREATE"
+			}
+			if (op == "*" || op == "DELETE") && p.Kind == "ValidatingAdmissionPolicy" {
+				out["object"] = "DELETE"
+			}
+		}
+	}
+	return out
 }

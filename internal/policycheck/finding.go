@@ -28,6 +28,7 @@ const (
 	RuleUncompilable      = "compile-error"
 	RuleUnknownParamKind  = "unknown-param-kind"
 	RuleUnknownObjectKind = "unknown-kind"
+	RuleNullObject        = "null-object"
 )
 
 // Finding is one admission-time failure found before any request.
