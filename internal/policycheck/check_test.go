@@ -175,6 +175,7 @@ func TestUnguardedFields(t *testing.T) {
 		{"defaulted", "", "object.spec.replicas < 5 && object.spec.template.spec.containers.all(c, c.imagePullPolicy != 'Always')", validatingpolicy.CheckOptions{}, nil},
 		{"has guard", "", "!has(object.spec.minReadySeconds) || object.spec.minReadySeconds < 5", validatingpolicy.CheckOptions{}, nil},
 		{"optional guard", "", "object.spec.?minReadySeconds.orValue(1) < 5", validatingpolicy.CheckOptions{}, nil},
+		{"hasValue guard", "", "object.spec.template.spec.?securityContext.?runAsUser.hasValue() ? object.spec.template.spec.securityContext.runAsUser > 0 : true", validatingpolicy.CheckOptions{}, nil},
 		{"map key", "", "object.metadata.labels['app'] == 'x'", validatingpolicy.CheckOptions{}, []findingWant{
 			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.metadata.labels['app'] may be absent"},
 			{policycheck.RuleUnguardedField, policycheck.Warning, vf, "object.metadata.labels may be absent"},

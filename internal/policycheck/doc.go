@@ -21,10 +21,11 @@
 //     key of a map, from object, oldObject or params (through variables
 //     that are plain paths, comprehension and bind variables too) that the
 //     kind's schema does not guarantee, with no has(), `in` or optional
-//     (?.) guard in the same expression or in a match condition: on an
-//     object without it, the expression fails with "no such key". Every
-//     expression kind is read: match conditions, variables, validations,
-//     messageExpressions, audit annotations, mutations.
+//     (?.) guard, nor an x.?a.?b.hasValue() test, in the same expression
+//     or in a match condition: on an object without it, the expression
+//     fails with "no such key". Every expression kind is read: match
+//     conditions, variables, validations, messageExpressions, audit
+//     annotations, mutations.
 //   - no-such-field: a selection of a field that none of the matched kinds
 //     has (a closed schema: a Go type, a structural schema without
 //     x-kubernetes-preserve-unknown-fields). An error when kube-apiserver
@@ -67,6 +68,9 @@
 //     which depends on the volume's other fields), defaults that depend on
 //     other values, and the defaults of CRD schemas are not, and are
 //     reported as possibly absent.
+//   - Validation: a validating policy sees objects kube-apiserver has
+//     validated, so the fields validation requires (a container's image)
+//     are there; the check reports them as possibly absent.
 //   - The cluster: the resources it serves (an API version switched off,
 //     aggregated APIs, CRDs not given), the params and policies it holds;
 //     findings about them are warnings.

@@ -89,6 +89,14 @@ func (w *walker) walk(e ast.Expr, sc *scope, certain bool) {
 			}
 			return
 		}
+		if c.IsMemberFunction() && c.FunctionName() == "hasValue" {
+			// x.?a.?b.hasValue() tests that x.a.b is there.
+			if p, ok := optionalPathOf(c.Target(), sc); ok {
+				for n := len(p.segs); n > 0; n-- {
+					w.guards[path{root: p.root, segs: p.segs[:n]}.String()] = true
+				}
+			}
+		}
 		if c.IsMemberFunction() {
 			w.walk(c.Target(), sc, certain)
 		}

@@ -150,3 +150,27 @@ func constString(e ast.Expr) (string, bool) {
 	s, ok := e.AsLiteral().(types.String)
 	return string(s), ok
 }
+
+// optionalPathOf returns the path an optional chain reads (a.?b.?c, a.b.?c),
+// its optional selections taken as field selections.
+func optionalPathOf(e ast.Expr, sc *scope) (path, bool) {
+	if e.Kind() == ast.CallKind {
+		c := e.AsCall()
+		if c.FunctionName() == operators.OptSelect && len(c.Args()) == 2 {
+			p, ok := optionalPathOf(c.Args()[0], sc)
+			name, isStr := constString(c.Args()[1])
+			if !ok || !isStr {
+				return path{}, false
+			}
+			return p.child(name), true
+		}
+	}
+	if e.Kind() == ast.SelectKind && !e.AsSelect().IsTestOnly() {
+		p, ok := optionalPathOf(e.AsSelect().Operand(), sc)
+		if !ok {
+			return path{}, false
+		}
+		return p.child(e.AsSelect().FieldName()), true
+	}
+	return pathOf(e, sc)
+}
