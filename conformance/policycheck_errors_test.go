@@ -32,12 +32,15 @@ type policyCheckCase struct {
 }
 
 // checkDeployments are Deployments that kube-apiserver's admission sees:
-// a bare one, and one with every field the policies read set.
+// a bare one, with the values kube-apiserver's defaults set on it when it
+// decodes it (the fields the policies read among those of
+// internal/policycheck's defaulted_fields.tsv), and one with every field
+// the policies read set.
 func checkDeployments() []*appsv1.Deployment {
 	bare := &appsv1.Deployment{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
 		ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "default"},
-		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
+		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			Containers: []corev1.Container{{Name: "c", Image: "nginx"}},
 		}}},
 	}
@@ -84,11 +87,13 @@ var policyCheckCorpus = []policyCheckCase{
 	{"vap never-present field under ||", checkVAPDoc("Fail", "", "object.spec.paused || object.replicas < 5"), 0, ""},
 	{"vap never-present field under Ignore", checkVAPDoc("Ignore", "", "object.replicas < 5"), 0, ""},
 	{"vap never-present field after a match condition", checkVAPDoc("Fail", "object.metadata.name == 'd'", "object.replicas < 5"), 0, ""},
-	{"vap optional field", checkVAPDoc("Fail", "", "object.spec.replicas < 5"), 0, ""},
+	{"vap defaulted field", checkVAPDoc("Fail", "", "object.spec.replicas < 5"), 0, ""},
+	{"vap optional field", checkVAPDoc("Fail", "", "object.spec.minReadySeconds < 5"), 0, ""},
 	{"vap guarded", checkVAPDoc("Fail", "", "!has(object.spec.replicas) || object.spec.replicas < 5"), 0, ""},
 	{"map never-present field", checkMAPDoc("Fail", "Object{spec: Object.spec{replicas: object.spec.replica}}"), 1, ""},
 	{"map never-present field under Ignore", checkMAPDoc("Ignore", "Object{spec: Object.spec{replicas: object.spec.replica}}"), 0, ""},
-	{"map optional field", checkMAPDoc("Fail", "Object{spec: Object.spec{minReadySeconds: object.spec.replicas}}"), 0, ""},
+	{"map defaulted field", checkMAPDoc("Fail", "Object{spec: Object.spec{minReadySeconds: object.spec.replicas}}"), 0, ""},
+	{"map optional field", checkMAPDoc("Fail", "Object{spec: Object.spec{paused: !object.spec.paused}}"), 0, ""},
 	{"map atomic map", checkMAPDoc("Fail", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`), 1, "may not mutate atomic arrays, maps or structs: .spec.selector"},
 	{"map atomic list", checkMAPDoc("Fail", `Object{spec: Object.spec{template: Object.spec.template{spec: Object.spec.template.spec{containers: [Object.spec.template.spec.containers{name: "c", args: ["x"]}]}}}}`), 1, "may not mutate atomic arrays, maps or structs: .spec.template.spec.containers[0].args"},
 	{"map atomic map under Ignore", checkMAPDoc("Ignore", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`), 0, ""},
