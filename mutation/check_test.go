@@ -66,3 +66,44 @@ func TestCheckPatches(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckIdempotence(t *testing.T) {
+	policy := func(reinvocation, patch string) string {
+		return "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  reinvocationPolicy: " + reinvocation +
+			"\n  matchConstraints:\n    resourceRules: [{apiGroups: [\"\"], apiVersions: [v1], operations: [CREATE], resources: [pods]}]\n" +
+			fmt.Sprintf("  mutations:\n  - patchType: JSONPatch\n    jsonPatch: {expression: %q}\n", patch) +
+			"---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p}\n"
+	}
+	const counter = `[JSONPatch{op: "add", path: "/metadata/annotations", value: {"admissions": string(has(object.metadata.annotations) && "admissions" in object.metadata.annotations ? int(object.metadata.annotations["admissions"]) + 1 : 1)}}]`
+	const set = `[JSONPatch{op: "add", path: "/metadata/annotations", value: {"owner": "team"}}]`
+	tests := []struct {
+		name, reinvocation, patch string
+		want                      bool
+	}{
+		{"counter, IfNeeded", "IfNeeded", counter, true},
+		{"counter, Never", "Never", counter, false},
+		{"set, IfNeeded", "IfNeeded", set, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := mutation.Decode([]byte(policy(tt.reinvocation, tt.patch)))
+			require.NoError(t, err)
+			findings, err := mutation.Check(objs, mutation.CheckOptions{})
+			require.NoError(t, err)
+			var got []mutation.Finding
+			for _, f := range findings {
+				if f.Rule == "not-idempotent" {
+					got = append(got, f)
+				}
+			}
+			if !tt.want {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1)
+			assert.Equal(t, mutation.SeverityWarning, got[0].Severity)
+			assert.Equal(t, "spec.mutations[0].jsonPatch.expression", got[0].Field)
+			assert.Contains(t, got[0].Message, "sample Pod v1")
+		})
+	}
+}

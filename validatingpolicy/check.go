@@ -26,18 +26,39 @@ const (
 // CheckOptions are the CRDs and params a check reads besides the policies.
 type CheckOptions = policycheck.Options
 
+// Checker checks policies and bindings against the kinds and params it
+// was prepared with (see "Checking policies" in the package
+// documentation). It is safe for concurrent use; prepare one and check
+// many policies with it, as the schemas of the kinds are built once.
+type Checker struct {
+	kinds  *policycheck.Kinds
+	params []policycheck.Param
+}
+
+// NewChecker prepares a Checker. The error reports CRDs that cannot be
+// read; the Checker works without them.
+func NewChecker(o CheckOptions) (*Checker, error) {
+	kinds, params, err := o.Prepare()
+	return &Checker{kinds: kinds, params: params}, err
+}
+
 // Check finds, before any request, the failures of policies and bindings
 // (decoded and defaulted, as Decode returns them) that kube-apiserver 1.37
-// meets only at admission time; see the package documentation of
-// internal/policycheck, summed up under "Checking policies" in this
-// package's. The error reports CRDs that cannot be read; the findings are
-// made without them.
+// meets only at admission time; see "Checking policies" in the package
+// documentation. The error reports CRDs that cannot be read; the findings
+// are made without them. A [Checker] checks many policies faster.
 func Check(objs *Objects, o CheckOptions) ([]Finding, error) {
-	kinds, params, err := o.Prepare()
-	in := &policycheck.Input{Kinds: kinds, Params: params}
+	c, err := NewChecker(o)
+	return c.Check(objs), err
+}
+
+// Check returns the findings on objs: a policy's findings index its
+// policy in objs.Policies, a binding's its binding in objs.Bindings.
+func (c *Checker) Check(objs *Objects) []Finding {
 	if objs == nil {
-		return nil, err
+		return nil
 	}
+	in := &policycheck.Input{Kinds: c.kinds, Params: c.params}
 	var policyIndex, bindingIndex []int
 	for i, p := range objs.Policies {
 		if p != nil {
@@ -60,7 +81,7 @@ func Check(objs *Objects, o CheckOptions) ([]Finding, error) {
 			findings[i].Index = bindingIndex[findings[i].Index]
 		}
 	}
-	return findings, err
+	return findings
 }
 
 // checkedPolicy is what the checks read of a policy.

@@ -71,6 +71,7 @@ type sarifLogical struct {
 
 // lintRules describes each rule of the findings.
 var lintRules = map[string]string{
+	"not-idempotent":            "A mutation of an IfNeeded policy changes its own output again on a sample object",
 	"null-object":               "oldObject's fields read in a policy matching CREATE, or object's in one matching DELETE, without a null check",
 	"invalid":                   "kube-apiserver's REST API refuses the object",
 	"unknown-param-kind":        "The paramKind is no kind Kubernetes 1.37 serves nor one of a CRD given: every matching request fails",

@@ -48,6 +48,11 @@
 //     struct the kind's schema declares atomic, or set a field it does not
 //     declare; errors under the same conditions as above (the initializers
 //     built with no choice), shown failing in kube-apiserver's dispatcher.
+//   - not-idempotent (warning, package mutation): a mutation of a
+//     reinvocationPolicy IfNeeded policy without params that, applied again
+//     to its own output on a sample object built from the schema (its
+//     always-present fields), changes it again (the dispatcher's
+//     idempotence check of gatehouse mutate --check-idempotent).
 //
 // # Schemas
 //

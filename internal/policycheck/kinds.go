@@ -15,13 +15,16 @@ import (
 
 // Kinds are the resources a cluster serves and the schemas of their kinds:
 // the built-in ones of Kubernetes 1.37 and the CRDs added. The zero value is
-// not usable; use NewKinds. Kinds are not safe for concurrent use: the
-// schemas of built-in kinds are built on first use.
+// not usable; use NewKinds. Once its CRDs are added, it is safe for
+// concurrent use: the schemas of built-in kinds are built on first use,
+// under a lock, and never changed after.
 type Kinds struct {
 	crdServed []Served
-	crdNodes  map[schema.GroupVersionKind]*Node
-	// crdKinds are the group/kinds of the CRDs, for params.
-	builtin map[schema.GroupVersionKind]*Node
+	// served is the built-in resources and crdServed, built by AddCRD.
+	served   []Served
+	crdNodes map[schema.GroupVersionKind]*Node
+	mu       sync.Mutex
+	builtin  map[schema.GroupVersionKind]*Node
 }
 
 // NewKinds returns the built-in kinds and no CRD.
@@ -65,6 +68,7 @@ func (k *Kinds) AddCRD(data []byte) error {
 		return fmt.Errorf("CRD %s.%s: spec.names.plural is required", crd.Spec.Names.Kind, crd.Spec.Group)
 	}
 	namespaced := s.Spec.Scope != "Cluster"
+	defer func() { k.served = append(append([]Served(nil), BuiltinServed()...), k.crdServed...) }()
 	for i, v := range s.Spec.Versions {
 		if !v.Served {
 			continue
@@ -88,9 +92,13 @@ func (k *Kinds) AddCRD(data []byte) error {
 	return nil
 }
 
-// Served returns the built-in resources and those of the CRDs.
+// Served returns the built-in resources and those of the CRDs. The slice
+// is shared: do not change it.
 func (k *Kinds) Served() []Served {
-	return append(append([]Served(nil), BuiltinServed()...), k.crdServed...)
+	if len(k.crdServed) == 0 {
+		return BuiltinServed()
+	}
+	return k.served
 }
 
 // Node returns the schema of a kind; ok is false for a kind neither built
@@ -99,6 +107,8 @@ func (k *Kinds) Node(gvk schema.GroupVersionKind) (*Node, bool) {
 	if n, ok := k.crdNodes[gvk]; ok {
 		return n, true
 	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if n, ok := k.builtin[gvk]; ok {
 		return n, true
 	}
