@@ -79,6 +79,12 @@ func checkMAPDoc(failurePolicy, mutation string) string {
 		"---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p}\n"
 }
 
+func checkJSONPatchDoc(failurePolicy, patch string) string {
+	return "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  failurePolicy: " + failurePolicy +
+		"\n  reinvocationPolicy: Never\n  matchConstraints:\n    resourceRules: [" + checkVAPRule + "]\n  mutations:\n  - patchType: JSONPatch\n    jsonPatch: {expression: " + fmt.Sprintf("%q", patch) + "}\n" +
+		"---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p}\n"
+}
+
 // policyCheckCorpus: policies with and without error findings.
 var policyCheckCorpus = []policyCheckCase{
 	{"vap never-present field", checkVAPDoc("Fail", "", "object.replicas < 5"), 1, ""},
@@ -99,6 +105,11 @@ var policyCheckCorpus = []policyCheckCase{
 	{"map atomic map under Ignore", checkMAPDoc("Ignore", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`), 0, ""},
 	{"map granular map", checkMAPDoc("Fail", `Object{metadata: Object.metadata{labels: {"a": "b"}}}`), 0, ""},
 	{"map undeclared field", checkMAPDoc("Fail", "Object{spec: Object.spec{replica: 3}}"), 1, ".spec.replica: field not declared in schema"},
+	{"jsonpatch unknown field", checkJSONPatchDoc("Fail", `[JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`), 1, `strict decoding error: unknown field "spec.bogus"`},
+	{"jsonpatch unknown field under Ignore", checkJSONPatchDoc("Ignore", `[JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`), 1, `strict decoding error: unknown field "spec.bogus"`},
+	{"jsonpatch wrong type", checkJSONPatchDoc("Fail", `[JSONPatch{op: "replace", path: "/spec/replicas", value: "3"}]`), 1, "cannot unmarshal string into Go struct field"},
+	{"jsonpatch declared field", checkJSONPatchDoc("Fail", `[JSONPatch{op: "add", path: "/spec/minReadySeconds", value: 5}]`), 0, ""},
+	{"jsonpatch unknown field after a test", checkJSONPatchDoc("Fail", `[JSONPatch{op: "test", path: "/spec/paused", value: true}, JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`), 0, ""},
 	{"map undeclared field in a branch", checkMAPDoc("Fail", "object.spec.paused ? Object{spec: Object.spec{replica: 3}} : Object{}"), 0, ""},
 }
 

@@ -88,6 +88,10 @@ func (c *Checker) Check(objs *Objects) []Finding {
 			f.Index = i
 			findings = append(findings, f)
 		}
+		for _, f := range checkJSONPatches(objs.Policies[policyIndex[i]], p, c.kinds, gvks) {
+			f.Index = i
+			findings = append(findings, f)
+		}
 		for _, f := range checkIdempotence(objs.Policies[policyIndex[i]], c.kinds, c.schemas, gvks) {
 			f.Index = i
 			findings = append(findings, f)

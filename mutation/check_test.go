@@ -107,3 +107,50 @@ func TestCheckIdempotence(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckJSONPatches(t *testing.T) {
+	policy := func(failurePolicy, patch string) string {
+		return "apiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicy\nmetadata: {name: p}\nspec:\n  failurePolicy: " + failurePolicy + "\n  reinvocationPolicy: Never" +
+			"\n  matchConstraints:\n    resourceRules: [{apiGroups: [apps], apiVersions: [v1], operations: [CREATE], resources: [deployments]}]\n" +
+			fmt.Sprintf("  mutations:\n  - patchType: JSONPatch\n    jsonPatch: {expression: %q}\n", patch) +
+			"---\napiVersion: admissionregistration.k8s.io/v1\nkind: MutatingAdmissionPolicyBinding\nmetadata: {name: b}\nspec: {policyName: p}\n"
+	}
+	tests := []struct {
+		name, failurePolicy, patch string
+		rule                       string
+		severity                   mutation.Severity
+		contains                   string
+	}{
+		{"declared field", "Fail", `[JSONPatch{op: "add", path: "/spec/minReadySeconds", value: 5}]`, "", "", ""},
+		{"label", "Fail", `[JSONPatch{op: "add", path: "/metadata/labels/a~1b", value: "x"}]`, "", "", ""},
+		{"list item", "Fail", `[JSONPatch{op: "add", path: "/spec/template/spec/containers/-", value: {"name": "c", "image": "i"}}]`, "", "", ""},
+		{"unknown field", "Fail", `[JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`, "no-such-field", mutation.SeverityError, `no field "spec.bogus"`},
+		{"unknown field under Ignore", "Ignore", `[JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`, "no-such-field", mutation.SeverityError, `no field "spec.bogus"`},
+		{"unknown field after a test", "Fail", `[JSONPatch{op: "test", path: "/spec/paused", value: true}, JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`, "no-such-field", mutation.SeverityWarning, `no field "spec.bogus"`},
+		{"unknown field in a branch", "Fail", `object.spec.paused ? [JSONPatch{op: "add", path: "/spec/bogus", value: 5}] : []`, "no-such-field", mutation.SeverityWarning, `no field "spec.bogus"`},
+		{"wrong type", "Fail", `[JSONPatch{op: "replace", path: "/spec/replicas", value: "3"}]`, "wrong-type", mutation.SeverityError, "a string for a number field"},
+		{"remove unknown", "Fail", `[JSONPatch{op: "remove", path: "/spec/bogus"}]`, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs, err := mutation.Decode([]byte(policy(tt.failurePolicy, tt.patch)))
+			require.NoError(t, err)
+			findings, err := mutation.Check(objs, mutation.CheckOptions{})
+			require.NoError(t, err)
+			var got []mutation.Finding
+			for _, f := range findings {
+				if f.Rule == "no-such-field" || f.Rule == "wrong-type" {
+					got = append(got, f)
+				}
+			}
+			if tt.rule == "" {
+				assert.Empty(t, got)
+				return
+			}
+			require.Len(t, got, 1, "%+v", got)
+			assert.Equal(t, tt.rule, got[0].Rule)
+			assert.Equal(t, tt.severity, got[0].Severity)
+			assert.Contains(t, got[0].Message, tt.contains)
+		})
+	}
+}

@@ -48,6 +48,13 @@
 //     struct the kind's schema declares atomic, or set a field it does not
 //     declare; errors under the same conditions as above (the initializers
 //     built with no choice), shown failing in kube-apiserver's dispatcher.
+//   - no-such-field, wrong-type in JSON patches (package mutation): an add
+//     or replace with a constant path to a field a built-in kind does not
+//     have, or a constant value of the wrong type for it: kube-apiserver
+//     decodes the patched object strictly into its Go type and fails with an
+//     internal error, whatever the failure policy. Errors when the patch is
+//     a list of such operations (no test operation, which would drop it)
+//     and the mutation runs on every matching request.
 //   - not-idempotent (warning, package mutation): a mutation of a
 //     reinvocationPolicy IfNeeded policy without params that, applied again
 //     to its own output on a sample object built from the schema (its

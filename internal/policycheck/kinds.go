@@ -164,3 +164,17 @@ func markMetadataFields(n *Node) {
 		}
 	}
 }
+
+// IsBuiltin tells whether a kind is a built-in one (not a CRD's): its
+// objects are held through a Go type.
+func (k *Kinds) IsBuiltin(gvk schema.GroupVersionKind) bool {
+	if _, ok := k.crdNodes[gvk]; ok {
+		return false
+	}
+	scheme, err := builtintypes.Scheme()
+	if err != nil {
+		return false
+	}
+	_, ok := scheme.AllKnownTypes()[gvk]
+	return ok
+}
