@@ -105,6 +105,8 @@ var policyCheckCorpus = []policyCheckCase{
 	{"map atomic map under Ignore", checkMAPDoc("Ignore", `Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {"a": "b"}}}}`), 0, ""},
 	{"map granular map", checkMAPDoc("Fail", `Object{metadata: Object.metadata{labels: {"a": "b"}}}`), 0, ""},
 	{"map undeclared field", checkMAPDoc("Fail", "Object{spec: Object.spec{replica: 3}}"), 1, ".spec.replica: field not declared in schema"},
+	{"map wrong type", checkMAPDoc("Fail", `Object{spec: Object.spec{replicas: "3"}}`), 1, ".spec.replicas: expected numeric (int or float), got string"},
+	{"map double for an int", checkMAPDoc("Fail", `Object{spec: Object.spec{replicas: 2.0}}`), 0, ""},
 	{"jsonpatch unknown field", checkJSONPatchDoc("Fail", `[JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`), 1, `strict decoding error: unknown field "spec.bogus"`},
 	{"jsonpatch unknown field under Ignore", checkJSONPatchDoc("Ignore", `[JSONPatch{op: "add", path: "/spec/bogus", value: 5}]`), 1, `strict decoding error: unknown field "spec.bogus"`},
 	{"jsonpatch wrong type", checkJSONPatchDoc("Fail", `[JSONPatch{op: "replace", path: "/spec/replicas", value: "3"}]`), 1, "cannot unmarshal string into Go struct field"},

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/operators"
+	"github.com/google/cel-go/common/types"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -36,12 +39,27 @@ func checkPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp policyc
 			continue
 		}
 		certain := everyRequest && policycheck.Unconditional(e)
+		literals := objectLiterals(e, "", nil)
 		fieldPath := field.NewPath("spec", "mutations").Index(i).Child("applyConfiguration", "expression").String()
 		seen := map[string]bool{}
 		for _, gvk := range gvks {
 			s, err := schemas.Lookup(gvk)
 			if err != nil {
 				continue
+			}
+			for _, l := range literals {
+				issue := literalTypeIssue(s.pt.Schema, s.pt.TypeRef, l)
+				if issue == "" || seen["type"+l.path] {
+					continue
+				}
+				seen["type"+l.path] = true
+				f := Finding{Severity: SeverityWarning, Rule: policycheck.RuleWrongType, Kind: kindPolicy, Name: p.Name, Field: fieldPath,
+					Message: fmt.Sprintf("the patch sets %s to a %s, where %s %s declares %s: kube-apiserver refuses it (failed to convert patch object to typed object: %s: expected %s, got ...)", l.path, l.kind, gvk.Kind, gvk.GroupVersion(), issue, l.path, issue),
+					Fix:     "write a value of the field's type"}
+				if certain {
+					f.Severity = SeverityError
+				}
+				out = append(out, f)
 			}
 			for _, w := range written {
 				for _, issue := range walkWritten(s.pt.Schema, s.pt.TypeRef, w) {
@@ -154,4 +172,92 @@ func splitWritten(p string) []string {
 		}
 	}
 	return out
+}
+
+// objectLiteral is a field of an Object initializer set to a literal.
+type objectLiteral struct {
+	path string // ".spec.replicas"
+	kind string // string, int, double, bool
+}
+
+// objectLiterals returns the fields of the Object initializers of e (the
+// value itself, or the branches of a conditional) set to a scalar literal.
+func objectLiterals(e ast.Expr, path string, out []objectLiteral) []objectLiteral {
+	switch e.Kind() {
+	case ast.StructKind:
+		s := e.AsStruct()
+		if !strings.HasPrefix(s.TypeName(), "Object") {
+			return out
+		}
+		for _, f := range s.Fields() {
+			sf := f.AsStructField()
+			p := path + "." + sf.Name()
+			v := sf.Value()
+			if v.Kind() == ast.LiteralKind {
+				var kind string
+				switch v.AsLiteral().(type) {
+				case types.String:
+					kind = "string"
+				case types.Int, types.Uint:
+					kind = "int"
+				case types.Double:
+					kind = "double"
+				case types.Bool:
+					kind = "bool"
+				}
+				if kind != "" {
+					out = append(out, objectLiteral{path: p, kind: kind})
+				}
+				continue
+			}
+			out = objectLiterals(v, p, out)
+		}
+	case ast.CallKind:
+		c := e.AsCall()
+		if c.FunctionName() == operators.Conditional && len(c.Args()) == 3 {
+			out = objectLiterals(c.Args()[1], path, out)
+			out = objectLiterals(c.Args()[2], path, out)
+		}
+	}
+	return out
+}
+
+// literalTypeIssue returns the scalar type the schema declares at a
+// literal's path when the literal does not fit it ("numeric (int or
+// float)", "string", "boolean"), as structured-merge-diff's conversion
+// refuses it; "" when it fits or the path is not a declared scalar.
+func literalTypeIssue(s *smdschema.Schema, tr smdschema.TypeRef, l objectLiteral) string {
+	for _, seg := range splitWritten(l.path) {
+		a, ok := s.Resolve(tr)
+		if !ok || a.Map == nil {
+			return ""
+		}
+		f, ok := a.Map.FindField(seg)
+		if !ok {
+			return ""
+		}
+		tr = f.Type
+	}
+	a, ok := s.Resolve(tr)
+	if !ok || a.Scalar == nil {
+		return ""
+	}
+	switch *a.Scalar {
+	case smdschema.Numeric:
+		if l.kind == "int" || l.kind == "double" {
+			return ""
+		}
+		return "numeric (int or float)"
+	case smdschema.String:
+		if l.kind == "string" {
+			return ""
+		}
+		return "string"
+	case smdschema.Boolean:
+		if l.kind == "bool" {
+			return ""
+		}
+		return "boolean"
+	}
+	return ""
 }

@@ -41,6 +41,9 @@ func TestCheckPatches(t *testing.T) {
 		{"declared field", "Fail", "", `Object{spec: Object.spec{minReadySeconds: 3}}`, "", "", ""},
 		{"undeclared field", "Fail", "", `Object{spec: Object.spec{replica: 3}}`, "no-such-field", mutation.SeverityError, ".spec.replica: field not declared in schema"},
 		{"undeclared field in a branch", "Fail", "", `object.spec.paused ? Object{spec: Object.spec{replica: 3}} : Object{}`, "no-such-field", mutation.SeverityWarning, ".spec.replica"},
+		{"wrong type", "Fail", "", `Object{spec: Object.spec{replicas: "3"}}`, "wrong-type", mutation.SeverityError, ".spec.replicas: expected numeric (int or float)"},
+		{"wrong type in a branch", "Fail", "", `object.spec.paused ? Object{spec: Object.spec{paused: "no"}} : Object{}`, "wrong-type", mutation.SeverityWarning, ".spec.paused: expected boolean"},
+		{"double for an int", "Fail", "", `Object{spec: Object.spec{replicas: 2.0}}`, "", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -50,7 +53,7 @@ func TestCheckPatches(t *testing.T) {
 			require.NoError(t, err)
 			var got []mutation.Finding
 			for _, f := range findings {
-				if f.Rule == "atomic-write" || f.Rule == "no-such-field" && f.Field == field {
+				if f.Rule == "atomic-write" || f.Rule == "wrong-type" || f.Rule == "no-such-field" && f.Field == field {
 					got = append(got, f)
 				}
 			}

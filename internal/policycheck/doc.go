@@ -46,7 +46,8 @@
 //   - atomic-write, no-such-field in mutations (package mutation): an
 //     ApplyConfiguration whose Object initializers write into a list, map or
 //     struct the kind's schema declares atomic, or set a field it does not
-//     declare; errors under the same conditions as above (the initializers
+//     declare, or (wrong-type) set a constant of another type than the
+//     field's; errors under the same conditions as above (the initializers
 //     built with no choice), shown failing in kube-apiserver's dispatcher.
 //   - no-such-field, wrong-type in JSON patches (package mutation): an add
 //     or replace with a constant path to a field a built-in kind does not
