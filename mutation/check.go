@@ -82,7 +82,8 @@ func (c *Checker) Check(objs *Objects) []Finding {
 		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
 	}
 	findings := policycheck.Check(in)
-	for i, p := range in.Policies {
+	for i := range in.Policies {
+		p := &in.Policies[i]
 		gvks := policycheck.MatchedKinds(p.MatchConstraints, c.kinds)
 		for _, f := range checkPatches(objs.Policies[policyIndex[i]], p, c.schemas, gvks) {
 			f.Index = i

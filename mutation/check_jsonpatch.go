@@ -88,8 +88,8 @@ func literalString(e ast.Expr) (string, bool) {
 // patch always holds the operation and the mutation runs on every request
 // (with failurePolicy Ignore too: the 500 bypasses it); else warnings.
 // Custom resources are left out: kube-apiserver prunes their unknown fields.
-func checkJSONPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp policycheck.Policy, kinds *policycheck.Kinds, gvks []schema.GroupVersionKind) []Finding {
-	ignoreIgnore := cp
+func checkJSONPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp *policycheck.Policy, kinds *policycheck.Kinds, gvks []schema.GroupVersionKind) []Finding {
+	ignoreIgnore := *cp
 	ignoreIgnore.FailurePolicyIgnore = false
 	everyRequest := policycheck.EveryRequest(&ignoreIgnore)
 	var out []Finding
@@ -97,12 +97,12 @@ func checkJSONPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp pol
 		if m.PatchType != admissionregistrationv1.PatchTypeJSONPatch || m.JSONPatch == nil {
 			continue
 		}
-		e := policycheck.Parse(m.JSONPatch.Expression)
+		fieldPath := field.NewPath("spec", "mutations").Index(i).Child("jsonPatch", "expression").String()
+		e := cp.ParsedAt(fieldPath, m.JSONPatch.Expression)
 		if e == nil {
 			continue
 		}
 		patches, all := constPatches(e)
-		fieldPath := field.NewPath("spec", "mutations").Index(i).Child("jsonPatch", "expression").String()
 		seen := map[string]bool{}
 		for _, gvk := range gvks {
 			if !kinds.IsBuiltin(gvk) {

@@ -23,14 +23,15 @@ import (
 // not declared in schema"), from the fields the Object initializers spell
 // out. Errors when the patch always holds the path and the mutation runs
 // on every matching request; warnings otherwise.
-func checkPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp policycheck.Policy, schemas *Schemas, gvks []schema.GroupVersionKind) []Finding {
-	everyRequest := policycheck.EveryRequest(&cp)
+func checkPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp *policycheck.Policy, schemas *Schemas, gvks []schema.GroupVersionKind) []Finding {
+	everyRequest := policycheck.EveryRequest(cp)
 	var out []Finding
 	for i, m := range p.Spec.Mutations {
 		if m.PatchType != admissionregistrationv1.PatchTypeApplyConfiguration || m.ApplyConfiguration == nil {
 			continue
 		}
-		e := policycheck.Parse(m.ApplyConfiguration.Expression)
+		fieldPath := field.NewPath("spec", "mutations").Index(i).Child("applyConfiguration", "expression").String()
+		e := cp.ParsedAt(fieldPath, m.ApplyConfiguration.Expression)
 		if e == nil {
 			continue
 		}
@@ -40,7 +41,6 @@ func checkPatches(p *admissionregistrationv1.MutatingAdmissionPolicy, cp policyc
 		}
 		certain := everyRequest && policycheck.Unconditional(e)
 		literals := objectLiterals(e, "", nil)
-		fieldPath := field.NewPath("spec", "mutations").Index(i).Child("applyConfiguration", "expression").String()
 		seen := map[string]bool{}
 		for _, gvk := range gvks {
 			s, err := schemas.Lookup(gvk)

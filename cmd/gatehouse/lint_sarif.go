@@ -72,6 +72,7 @@ type sarifLogical struct {
 // lintRules describes each rule of the findings.
 var lintRules = map[string]string{
 	"wrong-type":                "A JSON patch sets a constant of the wrong type into a field of a built-in kind: kube-apiserver fails the request",
+	"cost-near-limit":           "An expression's worst-case estimated cost reaches 90% of the per-call limit with lists of a plausible size",
 	"not-idempotent":            "A mutation of an IfNeeded policy changes its own output again on a sample object",
 	"null-object":               "oldObject's fields read in a policy matching CREATE, or object's in one matching DELETE, without a null check",
 	"invalid":                   "kube-apiserver's REST API refuses the object",

@@ -17,8 +17,12 @@ func Check(in *Input) []Finding {
 	var out []Finding
 	for i := range in.Policies {
 		p := &in.Policies[i]
+		for j := range p.Expressions {
+			p.Expressions[j].parsed = parseAST(p.Expressions[j].Text)
+		}
 		out = append(out, withIndex(i, checkRules(p.Kind, p.Name, p.MatchConstraints, field.NewPath("spec", "matchConstraints"), served))...)
 		out = append(out, withIndex(i, checkFields(p, in.Kinds, served))...)
+		out = append(out, withIndex(i, checkCost(p))...)
 	}
 	for i, b := range in.Bindings {
 		out = append(out, withIndex(i, checkRules(b.Kind, b.Name, b.MatchResources, field.NewPath("spec", "matchResources"), served))...)

@@ -324,3 +324,30 @@ func TestNullObject(t *testing.T) {
 		})
 	}
 }
+
+func TestCostNearLimit(t *testing.T) {
+	const vf = "spec.validations[0].expression"
+	tests := []struct {
+		name, expr string
+		want       []findingWant
+	}{
+		{"linear", "object.spec.template.spec.containers.all(c, c.image.startsWith('registry.example.com/'))", nil},
+		{"quadratic", "object.spec.template.spec.containers.all(c, object.spec.template.spec.containers.all(d, c.name == d.name || c.image != d.image))",
+			[]findingWant{{policycheck.RuleCostNearLimit, policycheck.Warning, vf, "when the lists it iterates over hold 166 items"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkVAP(t, vap("", tt.expr), validatingpolicy.CheckOptions{})
+			var cost []policycheck.Finding
+			for _, f := range got {
+				if f.Rule == policycheck.RuleCostNearLimit {
+					cost = append(cost, f)
+				}
+			}
+			assertFindings(t, tt.want, cost)
+			for _, f := range cost {
+				t.Log(f.Message)
+			}
+		})
+	}
+}

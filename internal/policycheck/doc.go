@@ -56,6 +56,15 @@
 //     internal error, whatever the failure policy. Errors when the patch is
 //     a list of such operations (no test operation, which would drop it)
 //     and the mutation runs on every matching request.
+//   - cost-near-limit (warning): an expression (not a mutation) with a
+//     comprehension whose worst-case estimated cost (kube-apiserver's cost
+//     estimator, internal/cel) reaches 90% of the per-call limit of
+//     1,000,000 when the lists its comprehensions iterate over hold N
+//     items, N at most 256 (found by bisection, and given), other values
+//     (strings) 128 bytes: nested loops over an object's lists. A single
+//     loop reaches the limit only with tens of thousands of items and is
+//     not reported. The sizes are the same for every list, whatever its
+//     schema says (maxItems is not read).
 //   - not-idempotent (warning, package mutation): a mutation of a
 //     reinvocationPolicy IfNeeded policy without params that, applied again
 //     to its own output on a sample object built from the schema (its

@@ -93,3 +93,23 @@ func Unconditional(e ast.Expr) bool {
 	visit(e)
 	return ok
 }
+
+// Parsed returns the expression as Check parsed it, nil before Check or
+// if it does not parse.
+func (e Expression) Parsed() ast.Expr {
+	if e.parsed == nil {
+		return nil
+	}
+	return e.parsed.NativeRep().Expr()
+}
+
+// ParsedAt returns the parsed expression of p at a field path, parsing it
+// if Check has not.
+func (p *Policy) ParsedAt(field, text string) ast.Expr {
+	for _, e := range p.Expressions {
+		if e.Field == field && e.parsed != nil {
+			return e.Parsed()
+		}
+	}
+	return parse(text)
+}

@@ -262,10 +262,10 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 	}
 	var all []parsed
 	for _, e := range p.Expressions {
-		x := parse(e.Text)
-		if x == nil {
+		if e.parsed == nil {
 			continue
 		}
+		x := e.parsed.NativeRep().Expr()
 		w := newWalker()
 		w.walk(x, sc, e.Kind != Variable && e.Kind != MessageExpression)
 		if e.Kind == Variable {

@@ -2,29 +2,32 @@ package policycheck
 
 import (
 	"strings"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
-
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
-// parseEnv parses expressions with every macro and syntax of kube-apiserver's
-// environment.
-var parseEnv = sync.OnceValues(func() (*cel.Env, error) { return icel.NewEnv() })
-
-// parse returns the parsed AST of an expression, nil if it does not parse
+// parseAST returns the parsed AST of an expression in kube-apiserver's
+// environment (every macro and syntax), nil if it does not parse
 // (kube-apiserver's compile errors are the validators' to report).
-func parse(text string) ast.Expr {
-	env, err := parseEnv()
+func parseAST(text string) *cel.Ast {
+	env, err := costEnv()
 	if err != nil {
 		return nil
 	}
 	a, iss := env.Parse(text)
 	if iss.Err() != nil {
+		return nil
+	}
+	return a
+}
+
+// parse returns the expression of parseAST, nil if it does not parse.
+func parse(text string) ast.Expr {
+	a := parseAST(text)
+	if a == nil {
 		return nil
 	}
 	return a.NativeRep().Expr()

@@ -1,6 +1,7 @@
 package policycheck
 
 import (
+	"github.com/google/cel-go/cel"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 )
 
@@ -25,6 +26,9 @@ type Expression struct {
 	Text  string
 	// Name is a variable's name.
 	Name string
+	// parsed is the expression parsed, nil if it does not parse (see
+	// Check).
+	parsed *cel.Ast
 }
 
 // Policy is what the checks read of a MutatingAdmissionPolicy or a
