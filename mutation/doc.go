@@ -100,7 +100,11 @@
 // Kubernetes 1.37 serves (nor a CRD given), with the nearest name; policies
 // without a binding, bindings of policies not given, params not given; fields
 // selected with no has() or optional guard that the matched kinds' schemas do
-// not guarantee, and fields they never have. Each [Finding] has a severity:
+// not guarantee, and fields they never have; ApplyConfigurations writing into
+// atomic lists, maps and structs or setting constants of the wrong type, JSON
+// patches adding fields a built-in kind does not have, IfNeeded mutations that
+// are not idempotent on a sample object, costs near the limit. A [Checker]
+// prepares the schemas once. Each [Finding] has a severity:
 // an error when kube-apiserver fails every matching request whatever the
 // object (checked against kube-apiserver's dispatchers in conformance), else
 // a warning. What the check cannot know (defaults, the cluster's resources,

@@ -27,6 +27,20 @@ spec:
   - patchType: ApplyConfiguration
     applyConfiguration: {expression: "Object{spec: Object.spec{replicas: variables.v.size}}"}
 `, widgetCRD)
+	f.Add(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  reinvocationPolicy: IfNeeded
+  matchConstraints:
+    resourceRules: [{apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}]
+  mutations:
+  - patchType: JSONPatch
+    jsonPatch: {expression: "[JSONPatch{op: 'add', path: '/spec/bogus~1x', value: 'v'}, JSONPatch{op: 'replace', path: '/spec/priority', value: 'x'}]"}
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: "Object{spec: Object.spec{nodeSelector: {'a': 'b'}, priority: 'x'}}"}
+`, "")
+	f.Add(vap("", "object.spec.template.spec.containers.all(c, object.spec.template.spec.containers.all(d, c.name != d.name))"), "")
 	f.Fuzz(func(t *testing.T, policies, crd string) {
 		start := time.Now()
 		opts := validatingpolicy.CheckOptions{CRDs: [][]byte{[]byte(crd)}}
