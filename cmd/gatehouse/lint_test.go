@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"regexp"
 	"strings"
@@ -45,5 +46,37 @@ func TestSplitFieldPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, splitFieldPath(tt.in), tt.in)
+	}
+}
+
+// TestLintSARIF checks the SARIF 2.1.0 log's shape: one run of gatehouse,
+// a rule for every result's ruleId, levels error or warning, and a file and
+// line for every result.
+func TestLintSARIF(t *testing.T) {
+	stdout, _, exit := runCommand(append([]string{"lint", "-o", "sarif"}, realworldVAPs()...), "")
+	require.Equal(t, exitFindings, exit)
+	var log sarifLog
+	require.NoError(t, json.Unmarshal([]byte(stdout), &log))
+	assert.Equal(t, "2.1.0", log.Version)
+	assert.Equal(t, "https://json.schemastore.org/sarif-2.1.0.json", log.Schema)
+	require.Len(t, log.Runs, 1)
+	run := log.Runs[0]
+	assert.Equal(t, "gatehouse", run.Tool.Driver.Name)
+	rules := map[string]bool{}
+	for _, r := range run.Tool.Driver.Rules {
+		assert.NotEmpty(t, r.ShortDescription.Text, r.ID)
+		rules[r.ID] = true
+	}
+	require.NotEmpty(t, run.Results)
+	for _, r := range run.Results {
+		assert.True(t, rules[r.RuleID], r.RuleID)
+		assert.Contains(t, []string{"error", "warning"}, r.Level)
+		require.Len(t, r.Locations, 1)
+		loc := r.Locations[0]
+		require.NotNil(t, loc.PhysicalLocation, r.Message.Text)
+		assert.NotEmpty(t, loc.PhysicalLocation.ArtifactLocation.URI)
+		require.NotNil(t, loc.PhysicalLocation.Region)
+		assert.Positive(t, loc.PhysicalLocation.Region.StartLine)
+		assert.NotEmpty(t, loc.LogicalLocations[0].FullyQualifiedName)
 	}
 }
