@@ -351,3 +351,43 @@ func TestCostNearLimit(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckerConcurrent: one Checker of each engine checks from several
+// goroutines at once (go test -race).
+func TestCheckerConcurrent(t *testing.T) {
+	vc, err := validatingpolicy.NewChecker(validatingpolicy.CheckOptions{CRDs: [][]byte{[]byte(widgetCRD)}})
+	require.NoError(t, err)
+	mc, err := mutation.NewChecker(mutation.CheckOptions{})
+	require.NoError(t, err)
+	v, err := validatingpolicy.Decode([]byte(vap("", "object.spec.minReadySeconds < 5 && object.spec.template.spec.containers.all(c, object.spec.template.spec.containers.all(d, c.name != d.name))")))
+	require.NoError(t, err)
+	m, err := mutation.Decode([]byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: p}
+spec:
+  reinvocationPolicy: IfNeeded
+  matchConstraints:
+    resourceRules: [{apiGroups: ["apps"], apiVersions: ["v1"], operations: ["CREATE"], resources: ["deployments", "statefulsets"]}]
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration: {expression: "Object{spec: Object.spec{selector: Object.spec.selector{matchLabels: {'a': 'b'}}}}"}
+`))
+	require.NoError(t, err)
+	want := vc.Check(v)
+	wantM := mc.Check(m)
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 5 {
+				assert.Equal(t, want, vc.Check(v))
+				assert.Equal(t, wantM, mc.Check(m))
+			}
+		}()
+	}
+	for range 4 {
+		<-done
+	}
+	assert.NotEmpty(t, want)
+	assert.NotEmpty(t, wantM)
+}
