@@ -131,6 +131,8 @@ func goldenCases() []goldenCase {
 		{name: "lint-warnings", args: []string{"lint", "testdata/lint/warnings.yaml"}},
 		{name: "lint-crds", args: []string{"lint", "--crds", "testdata/lint/crd.yaml", "testdata/lint/custom.yaml"}, exit: 1},
 		{name: "lint-usage-no-args", args: []string{"lint"}, exit: 2},
+		{name: "lint-bad-crds", args: []string{"lint", "--crds", "testdata/lint/clean.yaml", "testdata/lint/custom.yaml"}, exit: 2},
+		{name: "lint-stdin-json", args: []string{"lint", "-o", "json", "-"}, stdin: mustRead("testdata/lint/warnings.yaml")},
 		{name: "lint-sarif-elsewhere", args: []string{"crd", "check", "-o", "sarif", rwCRDs}, exit: 2},
 		{name: "usage-unknown-flag", args: []string{"authz", "validate", "--nope", "x"}, exit: 2},
 		{name: "usage-bad-output", args: []string{"crd", "check", "-o", "xml", rwCRDs}, exit: 2},
