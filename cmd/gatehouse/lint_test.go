@@ -18,6 +18,7 @@ func TestLintReviewCoversGoldens(t *testing.T) {
 	require.NoError(t, err)
 	finding := regexp.MustCompile(`^testdata/realworld/(\S+):(\d+): (error|warning) \[([a-z-]+)\] (\S+) (\S+)$`)
 	n := 0
+	keys := map[string]bool{}
 	for _, g := range []string{"lint-realworld-map", "lint-realworld-vap-undecodable"} {
 		data, err := os.ReadFile("testdata/golden/" + g + ".golden")
 		require.NoError(t, err)
@@ -29,9 +30,17 @@ func TestLintReviewCoversGoldens(t *testing.T) {
 			n++
 			key := "`" + m[1] + ":" + m[2] + "` `[" + m[4] + "]` `" + m[5] + "` `" + m[6] + "` (" + m[3] + ")"
 			assert.Contains(t, string(review), key, "%s: the finding has no entry in the review", g)
+			keys[key] = true
 		}
 	}
 	assert.Positive(t, n)
+	// No entry is left of a finding the goldens no longer have.
+	entry := regexp.MustCompile("^- (`[^`]+` `[^`]+` `[^`]+` `[^`]+` \\((error|warning)\\))")
+	for _, line := range strings.Split(string(review), "\n") {
+		if m := entry.FindStringSubmatch(line); m != nil {
+			assert.True(t, keys[m[1]], "the review explains %s, which the goldens do not hold", m[1])
+		}
+	}
 }
 
 func TestSplitFieldPath(t *testing.T) {

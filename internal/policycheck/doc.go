@@ -96,9 +96,10 @@
 //   - The cluster: the resources it serves (an API version switched off,
 //     aggregated APIs, CRDs not given), the params and policies it holds;
 //     findings about them are warnings.
-//   - The object's content: a guard written differently (object.kind ==
-//     'Pod', a size() test, a guard in another validation) is not
-//     recognised, and a has() anywhere in the expression is taken as
+//   - The object's content: a guard written differently (a size() test, a
+//     guard in another validation) is not recognised (an expression that
+//     compares object.kind is taken to choose its reads by kind: the kinds
+//     without a field are not reported there), and a has() anywhere in the expression is taken as
 //     guarding the path, even where it does not; map keys and list items
 //     are never guaranteed.
 //   - Short-circuits: a field that never exists read under a logical

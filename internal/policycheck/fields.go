@@ -28,6 +28,9 @@ type walker struct {
 	// nullChecks: the expression compares a root with null or reads
 	// request.operation.
 	nullChecks map[string]bool
+	// kindTested: the expression compares object.kind with something: it
+	// chooses what it reads by kind.
+	kindTested bool
 }
 
 func newWalker() *walker {
@@ -72,6 +75,9 @@ func (w *walker) walk(e ast.Expr, sc *scope, certain bool) {
 			for _, a := range args {
 				if a.Kind() == ast.IdentKind && roots[a.AsIdent()] {
 					w.nullChecks[a.AsIdent()] = true
+				}
+				if p, ok := pathOf(a, sc); ok && p.root == "object" && len(p.segs) == 1 && p.segs[0] == "kind" {
+					w.kindTested = true
 				}
 			}
 		case operators.Index:
@@ -256,6 +262,7 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 	sc := &scope{vars: map[string]path{}}
 	policyGuards := map[string]bool{}
 	policyNullChecks := map[string]bool{}
+	policyKindTested := false
 	type parsed struct {
 		expr Expression
 		w    *walker
@@ -280,6 +287,7 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 			for g := range w.nullChecks {
 				policyNullChecks[g] = true
 			}
+			policyKindTested = policyKindTested || w.kindTested
 		}
 		all = append(all, parsed{expr: e, w: w})
 	}
@@ -323,6 +331,11 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 				case statePresent:
 					present = true
 				}
+			}
+			if (pe.w.kindTested || policyKindTested) && r.operand.root != "params" && (present || len(optional) > 0) {
+				// A read chosen by kind: the kinds without the field are
+				// taken as excluded by the test.
+				absent = nil
 			}
 			if len(optional) == 0 && len(absent) == 0 {
 				continue
