@@ -48,10 +48,14 @@ func (a *app) lintCommand() *cobra.Command {
 		Short: "Find the admission-time failures of MutatingAdmissionPolicies and ValidatingAdmissionPolicies before any request",
 		Long: `Check the MutatingAdmissionPolicies, ValidatingAdmissionPolicies and their
 bindings of the files and directories given ("-" for standard input) for what
-kube-apiserver 1.37 accepts but fails on at admission time: rules that match no
-resource Kubernetes 1.37 serves (nor a CRD given), policies without a binding
-and bindings of policies not given, params not given, and field selections that
-the kinds' schemas do not guarantee, read with no has() or optional guard.
+kube-apiserver 1.37 refuses (its REST validation) or accepts but fails on at
+admission time: rules that match no resource Kubernetes 1.37 serves (nor a CRD
+given), policies without a binding and bindings of policies not given, params
+and paramKinds not given, field selections that the kinds' schemas do not
+guarantee (read with no has() or optional guard) or never have, oldObject read
+on CREATE, ApplyConfigurations writing into atomic lists, maps or structs, JSON
+patches and Object initializers setting fields or constants the schema refuses,
+costs near the per-call limit, and IfNeeded mutations that are not idempotent.
 The other objects of the inputs are the params bindings may find; the
 CustomResourceDefinitions among them and in --crds give the resources and
 schemas of custom kinds.
