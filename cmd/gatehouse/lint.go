@@ -194,6 +194,11 @@ func (a *app) lint(paths, crdPaths []string, strict bool) error {
 		return err
 	}
 	findings = append(invalid, findings...)
+	typeWarnings, err := typeCheck(&vobjs, crds)
+	if err != nil {
+		return err
+	}
+	findings = append(findings, typeWarnings...)
 
 	report := lintReport{SchemaVersion: schemaVersion, Findings: []lintFinding{}, Problems: problems}
 	for _, f := range findings {
@@ -389,3 +394,30 @@ func restValidation(m *mutation.Objects, v *validatingpolicy.Objects) ([]mutatio
 
 // ruleInvalid is the rule of kube-apiserver's REST validation errors.
 const ruleInvalid = "invalid"
+
+// typeCheck returns the warnings kube-apiserver's type checker writes into
+// the status of the validating policies (validatingpolicy.TypeCheck, checked
+// against kube-controller-manager's in conformance/kubernetes) as findings
+// of the rule type-check: an expression that does not type-check against a
+// kind the policy matches fails on its requests.
+func typeCheck(v *validatingpolicy.Objects, crds [][]byte) ([]mutation.Finding, error) {
+	c, err := validatingpolicy.NewCompiler()
+	if err != nil {
+		return nil, err
+	}
+	custom := validatingpolicy.NewCustomResources()
+	for _, crd := range crds {
+		_ = custom.AddCRD(crd) // reported by the check
+	}
+	var out []mutation.Finding
+	for i, p := range v.Policies {
+		for _, w := range c.TypeCheck(p, validatingpolicy.TypeCheckOptions{CustomResources: custom}) {
+			out = append(out, mutation.Finding{Severity: mutation.SeverityWarning, Rule: ruleTypeCheck, Kind: "ValidatingAdmissionPolicy", Name: p.Name, Index: i, Field: w.FieldRef,
+				Message: "kube-apiserver's type checker warns (status.typeChecking): " + strings.TrimSpace(w.Warning)})
+		}
+	}
+	return out, nil
+}
+
+// ruleTypeCheck is the rule of kube-apiserver's type checker's warnings.
+const ruleTypeCheck = "type-check"

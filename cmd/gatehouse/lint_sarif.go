@@ -75,6 +75,7 @@ var lintRules = map[string]string{
 	"cost-near-limit":           "An expression's worst-case estimated cost reaches 90% of the per-call limit with lists of a plausible size",
 	"not-idempotent":            "A mutation of an IfNeeded policy changes its own output again on a sample object",
 	"null-object":               "oldObject's fields read in a policy matching CREATE, or object's in one matching DELETE, without a null check",
+	"type-check":                "kube-apiserver's type checker warns about a validation of a validating policy (status.typeChecking)",
 	"invalid":                   "kube-apiserver's REST API refuses the object",
 	"unknown-param-kind":        "The paramKind is no kind Kubernetes 1.37 serves nor one of a CRD given: every matching request fails",
 	"atomic-write":              "An ApplyConfiguration writes into an atomic list, map or struct: kube-apiserver refuses the patch",

@@ -37,6 +37,8 @@
 //     present, and it is not read from oldObject; otherwise a warning.
 //     conformance's TestCheckErrorsFailInKubeAPIServer shows kube-apiserver's
 //     dispatchers failing on such policies.
+//     A has() test of a field no matched kind has is always false, so what
+//     it guards never applies: a warning of the same rule.
 //   - null-object (warning): a read of oldObject's fields in a policy whose
 //     rules match CREATE (oldObject is null), or of object's in a
 //     validating policy matching DELETE, with no comparison of it with

@@ -31,6 +31,8 @@ type walker struct {
 	// kindTested: the expression compares object.kind with something: it
 	// chooses what it reads by kind.
 	kindTested bool
+	// tests are the fields has() tests.
+	tests []read
 }
 
 func newWalker() *walker {
@@ -44,6 +46,7 @@ func (w *walker) walk(e ast.Expr, sc *scope, certain bool) {
 		if p, ok := pathOf(s.Operand(), sc); ok {
 			if s.IsTestOnly() {
 				w.guards[p.child(s.FieldName()).String()] = true
+				w.tests = append(w.tests, read{operand: p, field: s.FieldName()})
 			} else {
 				w.reads = append(w.reads, read{operand: p, field: s.FieldName(), certain: certain})
 			}
@@ -294,7 +297,31 @@ func checkFields(p *Policy, kinds *Kinds, served []Served) []Finding {
 	nullOn := nullOperations(p)
 	noNarrowing := !p.FailurePolicyIgnore && !slices.ContainsFunc(p.Expressions, func(e Expression) bool { return e.Kind == MatchCondition }) && !hasWildcardResource(p.MatchConstraints)
 	var out []Finding
+	schemasOf := func(root string) []kindSchema {
+		switch root {
+		case "object", "oldObject":
+			return objects
+		case "params":
+			return params
+		}
+		return nil
+	}
 	for _, pe := range all {
+		for _, r := range pe.w.tests {
+			schemas := schemasOf(r.operand.root)
+			absent := 0
+			for _, ks := range schemas {
+				if selectState(resolve(ks.node, r.operand), r.field) == stateAbsent {
+					absent++
+				}
+			}
+			if len(schemas) == 0 || absent < len(schemas) {
+				continue
+			}
+			out = append(out, Finding{Severity: Warning, Rule: RuleNoSuchField, Kind: p.Kind, Name: p.Name, Field: pe.expr.Field,
+				Message: fmt.Sprintf("has(%s) is always false: no matched kind has the field, so what it guards never applies", r.operand.child(r.field)),
+				Fix:     "check the field's name against the kind's schema"})
+		}
 		for _, root := range []string{"object", "oldObject"} {
 			op := nullOn[root]
 			if op == "" || pe.w.nullChecks[root] || policyNullChecks[root] || !slices.ContainsFunc(pe.w.reads, func(r read) bool { return r.operand.root == root }) {
