@@ -93,6 +93,24 @@
 // listType=map list (all containers) where the real schema merges one entry
 // by its key, which is why it is only used when a caller asks for it.
 //
+// # Checking policies
+//
+// [Check] finds, before any request, what kube-apiserver accepts in policies
+// and bindings but fails on at admission time: rules that match no resource
+// Kubernetes 1.37 serves (nor a CRD given), with the nearest name; policies
+// without a binding, bindings of policies not given, params not given; fields
+// selected with no has() or optional guard that the matched kinds' schemas do
+// not guarantee, and fields they never have; ApplyConfigurations writing into
+// atomic lists, maps and structs or setting constants of the wrong type, JSON
+// patches adding fields a built-in kind does not have, IfNeeded mutations that
+// are not idempotent on a sample object, costs near the limit. A [Checker]
+// prepares the schemas once. Each [Finding] has a severity:
+// an error when kube-apiserver fails every matching request whatever the
+// object (checked against kube-apiserver's dispatchers in conformance), else
+// a warning. What the check cannot know (defaults, the cluster's resources,
+// guards written otherwise) is listed in internal/policycheck's
+// documentation; gatehouse lint runs it on files.
+//
 // # Decoding and validation
 //
 // [Decode] reads MutatingAdmissionPolicies and MutatingAdmissionPolicyBindings

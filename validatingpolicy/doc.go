@@ -78,6 +78,21 @@
 // the objects are converted to the Go type and back before evaluation, and
 // validations see them through kube-apiserver's schemaless typed view.
 //
+// # Checking policies
+//
+// [Check] finds, before any request, what kube-apiserver accepts in policies
+// and bindings but fails on at admission time: rules that match no resource
+// Kubernetes 1.37 serves (nor a CRD given), with the nearest name; policies
+// without a binding, bindings of policies not given, params not given; fields
+// selected with no has() or optional guard that the matched kinds' schemas do
+// not guarantee, and fields they never have; costs near the limit. A
+// [Checker] prepares the schemas once. Each [Finding] has a severity:
+// an error when kube-apiserver fails every matching request whatever the
+// object (checked against kube-apiserver's dispatchers in conformance), else
+// a warning. What the check cannot know (defaults, the cluster's resources,
+// guards written otherwise) is listed in internal/policycheck's
+// documentation; gatehouse lint runs it on files.
+//
 // # Metrics
 //
 // apiserver_validating_admission_policy_check_total and

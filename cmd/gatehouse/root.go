@@ -100,8 +100,12 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 				if cmd.Name() != "test" {
 					return fmt.Errorf("-o junit: only gatehouse test writes JUnit XML")
 				}
+			case "sarif":
+				if cmd.Name() != "lint" {
+					return errNoSARIF
+				}
 			default:
-				return fmt.Errorf("-o %q: must be text, json or yaml (or junit for test)", a.output)
+				return fmt.Errorf("-o %q: must be text, json or yaml (or junit for test, sarif for lint)", a.output)
 			}
 			switch a.color {
 			case "auto", "always", "never":
@@ -139,7 +143,7 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 		Short: "Static admission manifests: webhooks and policies kube-apiserver loads from a directory",
 	}
 	admission.AddCommand(a.admissionValidateCommand())
-	root.AddCommand(a.admitCommand(), a.testCommand(), admission, authz, crd, a.mutateCommand(), rbacCmd, a.versionCommand())
+	root.AddCommand(a.admitCommand(), a.testCommand(), admission, authz, crd, a.lintCommand(), a.mutateCommand(), rbacCmd, a.versionCommand())
 	return root
 }
 

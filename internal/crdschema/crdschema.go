@@ -64,13 +64,15 @@ type CRD struct {
 	} `json:"spec"`
 }
 
-// Props is the part of a JSONSchemaProps that the conversion reads.
+// Props is the part of a JSONSchemaProps that the conversion and the
+// policy checks (internal/policycheck) read.
 type Props struct {
 	Type                 string           `json:"type"`
 	Format               string           `json:"format"`
 	Nullable             bool             `json:"nullable"`
 	Default              *json.RawMessage `json:"default"`
 	Properties           map[string]Props `json:"properties"`
+	Required             []string         `json:"required"`
 	Items                *Props           `json:"items"`
 	AdditionalProperties *PropsOrBool     `json:"additionalProperties"`
 	PreserveUnknown      *bool            `json:"x-kubernetes-preserve-unknown-fields"`

@@ -114,3 +114,7 @@ func fieldPathSegment(k string) string {
 	}
 	return "." + k
 }
+
+// WrittenFields computes the fields an ApplyConfiguration expression's
+// patch may set from its AST, checked or only parsed (see writtenFields).
+func WrittenFields(e ast.Expr) (paths []string, complete bool) { return writtenFields(e) }

@@ -1,0 +1,143 @@
+package mutation
+
+import (
+	"cmp"
+	"slices"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
+)
+
+// Finding is a failure at admission time found by [Check] before any
+// request: its severity, the policy's or binding's kind and name, the
+// field, a message and a suggested fix. It is the same type for both
+// admission policy engines.
+type Finding = policycheck.Finding
+
+// Severity is a finding's: [SeverityError] (kube-apiserver fails every
+// request the finding is about, whatever the object) or [SeverityWarning]
+// (it can fail, depending on the object; or the policy does nothing).
+type Severity = policycheck.Severity
+
+const (
+	SeverityError   = policycheck.Error
+	SeverityWarning = policycheck.Warning
+)
+
+// CheckOptions are the CRDs and params a check reads besides the policies.
+type CheckOptions = policycheck.Options
+
+// Checker checks policies and bindings against the kinds and params it
+// was prepared with (see "Checking policies" in the package
+// documentation). It is safe for concurrent use; prepare one and check
+// many policies with it, as the schemas of the kinds are built once.
+type Checker struct {
+	kinds   *policycheck.Kinds
+	params  []policycheck.Param
+	schemas *Schemas
+}
+
+// NewChecker prepares a Checker. The error reports CRDs that cannot be
+// read; the Checker works without them.
+func NewChecker(o CheckOptions) (*Checker, error) {
+	kinds, params, err := o.Prepare()
+	schemas := BuiltIn()
+	for _, crd := range o.CRDs {
+		_ = schemas.AddCRD(crd) // Prepare reported it
+	}
+	return &Checker{kinds: kinds, params: params, schemas: schemas}, err
+}
+
+// Check finds, before any request, the failures of policies and bindings
+// (decoded and defaulted, as Decode returns them) that kube-apiserver 1.37
+// meets only at admission time; see "Checking policies" in the package
+// documentation. The error reports CRDs that cannot be read; the findings
+// are made without them. A [Checker] checks many policies faster.
+func Check(objs *Objects, o CheckOptions) ([]Finding, error) {
+	c, err := NewChecker(o)
+	return c.Check(objs), err
+}
+
+// Check returns the findings on objs: a policy's findings index its
+// policy in objs.Policies, a binding's its binding in objs.Bindings.
+func (c *Checker) Check(objs *Objects) []Finding {
+	if objs == nil {
+		return nil
+	}
+	in := &policycheck.Input{Kinds: c.kinds, Params: c.params}
+	var policyIndex, bindingIndex []int
+	for i, p := range objs.Policies {
+		if p != nil {
+			in.Policies = append(in.Policies, checkedPolicy(p))
+			policyIndex = append(policyIndex, i)
+		}
+	}
+	for i, b := range objs.Bindings {
+		if b == nil {
+			continue
+		}
+		bindingIndex = append(bindingIndex, i)
+		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
+	}
+	findings := policycheck.Check(in)
+	for i := range in.Policies {
+		p := &in.Policies[i]
+		gvks := policycheck.MatchedKinds(p.MatchConstraints, c.kinds)
+		for _, f := range checkPatches(objs.Policies[policyIndex[i]], p, c.schemas, gvks) {
+			f.Index = i
+			findings = append(findings, f)
+		}
+		for _, f := range checkJSONPatches(objs.Policies[policyIndex[i]], p, c.kinds, gvks) {
+			f.Index = i
+			findings = append(findings, f)
+		}
+		for _, f := range checkIdempotence(objs.Policies[policyIndex[i]], c.kinds, c.schemas, gvks) {
+			f.Index = i
+			findings = append(findings, f)
+		}
+	}
+	slices.SortStableFunc(findings, func(a, b Finding) int {
+		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Index, b.Index))
+	})
+	for i := range findings {
+		if findings[i].Kind == kindPolicy {
+			findings[i].Index = policyIndex[findings[i].Index]
+		} else {
+			findings[i].Index = bindingIndex[findings[i].Index]
+		}
+	}
+	return findings
+}
+
+// checkedPolicy is what the checks read of a policy.
+func checkedPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) policycheck.Policy {
+	out := policycheck.Policy{
+		Kind: kindPolicy, Name: p.Name, MatchConstraints: p.Spec.MatchConstraints, ParamKind: p.Spec.ParamKind,
+		FailurePolicyIgnore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionregistrationv1.Ignore,
+		IfNeeded:            p.Spec.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy,
+	}
+	spec := field.NewPath("spec")
+	add := func(kind policycheck.ExprKind, path *field.Path, text, name string) {
+		if text != "" {
+			out.Expressions = append(out.Expressions, policycheck.Expression{Kind: kind, Field: path.String(), Text: text, Name: name})
+		}
+	}
+	for i, m := range p.Spec.MatchConditions {
+		add(policycheck.MatchCondition, spec.Child("matchConditions").Index(i).Child("expression"), m.Expression, "")
+	}
+	for i, v := range p.Spec.Variables {
+		add(policycheck.Variable, spec.Child("variables").Index(i).Child("expression"), v.Expression, v.Name)
+	}
+	for i, m := range p.Spec.Mutations {
+		path := spec.Child("mutations").Index(i)
+		if m.ApplyConfiguration != nil {
+			add(policycheck.ApplyConfiguration, path.Child("applyConfiguration", "expression"), m.ApplyConfiguration.Expression, "")
+		}
+		if m.JSONPatch != nil {
+			add(policycheck.JSONPatch, path.Child("jsonPatch", "expression"), m.JSONPatch.Expression, "")
+		}
+	}
+	return out
+}
