@@ -1,0 +1,319 @@
+package typednormal
+
+import (
+	"encoding/base64"
+	"math"
+	"unicode/utf8"
+)
+
+// maxDepth bounds the nesting the walk follows; deeper input is left to the
+// exact round trip.
+const maxDepth = 1000
+
+// sizeHint is the size to make the output map of struct plan n with for
+// input in: its fields always written, and at most one more per input key.
+func (n *node) sizeHint(in map[string]any) int {
+	h := len(in)
+	for i := range n.fields {
+		if n.fields[i].zeroEmit {
+			h++
+		}
+	}
+	return min(h, len(n.fields)+len(in))
+}
+
+// fill writes into out the fields of struct plan n read from in, as the
+// converter's structFromUnstructured then structToUnstructured do; false
+// if not handled.
+func (n *node) fill(out, in map[string]any, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	for i := range n.fields {
+		f := &n.fields[i]
+		if f.name == "" {
+			if !f.node.fill(out, in, depth+1) {
+				return false
+			}
+			continue
+		}
+		v := in[f.name]
+		if v == nil {
+			// Absent or null: the field holds its zero value.
+			if !f.zeroOK {
+				return false
+			}
+			if f.zeroEmit {
+				out[f.name] = copyZero(f.zero, f.zeroScalar)
+			}
+			continue
+		}
+		if f.skip {
+			return false
+		}
+		o, empty, ok := f.node.convert(v, depth+1)
+		if !ok {
+			return false
+		}
+		if f.omitEmpty && empty {
+			continue
+		}
+		if f.omitZero && o == nil {
+			continue
+		}
+		out[f.name] = o
+	}
+	return true
+}
+
+// convert returns the converter's output for v, a non-nil unstructured
+// value, held in a value of the type of plan n; empty tells the value is
+// empty as omitempty means it (the converter's isEmpty); ok false if not
+// handled.
+func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
+	switch n.kind {
+	case stringKind:
+		s, ok := v.(string)
+		return s, s == "", ok
+	case boolKind:
+		b, ok := v.(bool)
+		return b, !b, ok
+	case intKind:
+		switch x := v.(type) {
+		case int64:
+			if x < n.min || x > n.max {
+				return nil, false, false
+			}
+			return x, x == 0, true
+		case float64:
+			// A whole float converts; out of range the conversion is
+			// the platform's.
+			if x != math.Trunc(x) || x < float64(n.min) || x >= float64(n.max)+1 {
+				return nil, false, false
+			}
+			i := int64(x)
+			return i, i == 0, true
+		}
+		return nil, false, false
+	case floatKind:
+		var f float64
+		switch x := v.(type) {
+		case int64:
+			f = float64(x)
+			if n.float32 {
+				f = float64(float32(x))
+			}
+		case float64:
+			f = x
+			if n.float32 {
+				f = float64(float32(x))
+			}
+		default:
+			return nil, false, false
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return nil, false, false
+		}
+		return f, f == 0, true
+	case bytesKind:
+		return convertBytes(v)
+	case pointerKind:
+		o, _, ok := n.elem.convert(v, depth)
+		return o, false, ok
+	case sliceKind:
+		x, ok := v.([]any)
+		if !ok || depth > maxDepth {
+			return nil, false, false
+		}
+		if x == nil {
+			return nil, true, true
+		}
+		s := make([]any, len(x))
+		for i, e := range x {
+			if e == nil {
+				if !n.elem.zeroOK {
+					return nil, false, false
+				}
+				s[i] = copyZero(n.elem.zero, n.elem.zeroScalar)
+				continue
+			}
+			if s[i], _, ok = n.elem.convert(e, depth+1); !ok {
+				return nil, false, false
+			}
+		}
+		return s, len(s) == 0, true
+	case mapKind:
+		x, ok := v.(map[string]any)
+		if !ok || depth > maxDepth {
+			return nil, false, false
+		}
+		if x == nil {
+			return nil, true, true
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			if e == nil {
+				if !n.elem.zeroOK {
+					return nil, false, false
+				}
+				m[k] = copyZero(n.elem.zero, n.elem.zeroScalar)
+				continue
+			}
+			o, _, ok := n.elem.convert(e, depth+1)
+			if !ok {
+				return nil, false, false
+			}
+			m[k] = o
+		}
+		return m, len(m) == 0, true
+	case structKind:
+		x, ok := v.(map[string]any)
+		if !ok {
+			return nil, false, false
+		}
+		m := make(map[string]any, n.sizeHint(x))
+		if !n.fill(m, x, depth) {
+			return nil, false, false
+		}
+		return m, false, true
+	case quantityKind:
+		o, ok := convertQuantity(v)
+		return o, false, ok
+	case timeKind:
+		o, ok := convertTime(v)
+		return o, false, ok
+	case microTimeKind:
+		o, ok := convertMicroTime(v)
+		return o, false, ok
+	case durationKind:
+		o, ok := convertDuration(v)
+		return o, false, ok
+	case intOrStringKind:
+		o, ok := convertIntOrString(v)
+		return o, false, ok
+	case rawJSONKind:
+		o, ok := jsonValue(v, depth)
+		return o, false, ok
+	case fieldsV1Kind:
+		if _, isMap := v.(map[string]any); !isMap {
+			return nil, false, false
+		}
+		o, ok := jsonValue(v, depth)
+		return o, false, ok
+	}
+	return nil, false, false
+}
+
+// convertBytes is a []byte: the converter decodes a string as JSON does
+// (standard base64) and writes the bytes back in standard base64.
+func convertBytes(v any) (any, bool, bool) {
+	s, ok := v.(string)
+	if !ok {
+		// A list of numbers converts element by element: left to the
+		// exact round trip.
+		return nil, false, false
+	}
+	if s == "" {
+		return "", true, true
+	}
+	if !utf8.ValidString(s) {
+		// JSON would replace the invalid bytes first.
+		return nil, false, false
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, false, false
+	}
+	return base64.StdEncoding.EncodeToString(b), len(b) == 0, true
+}
+
+// jsonValue is v, any JSON value, encoded to JSON and decoded back with
+// numbers as int64 if they are integers and float64 otherwise, as the
+// converter does with a runtime.RawExtension or metav1.FieldsV1.
+func jsonValue(v any, depth int) (any, bool) {
+	if depth > maxDepth {
+		return nil, false
+	}
+	switch x := v.(type) {
+	case nil:
+		return nil, true
+	case string:
+		return x, utf8.ValidString(x)
+	case bool:
+		return x, true
+	case int64:
+		return x, true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, false
+		}
+		// encoding/json writes a whole float below 1e21 without an
+		// exponent, which decodes as an integer if it fits in int64.
+		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
+			return int64(x), true
+		}
+		return x, true
+	case map[string]any:
+		if x == nil {
+			return nil, true
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			if !utf8.ValidString(k) {
+				return nil, false
+			}
+			o, ok := jsonValue(e, depth+1)
+			if !ok {
+				return nil, false
+			}
+			m[k] = o
+		}
+		return m, true
+	case []any:
+		if x == nil {
+			return nil, true
+		}
+		s := make([]any, len(x))
+		for i, e := range x {
+			o, ok := jsonValue(e, depth+1)
+			if !ok {
+				return nil, false
+			}
+			s[i] = o
+		}
+		return s, true
+	}
+	return nil, false
+}
+
+// copyZero returns zero, a zero value's output, copied unless scalar.
+func copyZero(zero any, scalar bool) any {
+	if scalar {
+		return zero
+	}
+	return deepCopy(zero)
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return x
+		}
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		if x == nil {
+			return x
+		}
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = deepCopy(e)
+		}
+		return s
+	}
+	return v
+}
