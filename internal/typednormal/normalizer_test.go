@@ -154,3 +154,35 @@ func TestNormalizeConcurrent(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "Pod", out["kind"])
 }
+
+// BenchmarkNormalize compares the plan with the exact round trip on the
+// realistic objects of testdata (a Pod with its status and managed fields,
+// a Deployment, a Service).
+func BenchmarkNormalize(b *testing.B) {
+	w := newWorld(b)
+	objects := map[string]corpusObject{}
+	for _, o := range seedObjects(b, w) {
+		if _, seen := objects[o.gvk.Kind]; !seen && o.file == "testdata/objects.yaml" {
+			objects[o.gvk.Kind] = o
+		}
+	}
+	for _, kind := range []string{"Pod", "Deployment", "Service"} {
+		o := objects[kind]
+		b.Run("kind="+kind+"/impl=exact", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := w.exact(o.gvk, o.obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("kind="+kind+"/impl=plan", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, ok := w.norm.Normalize(o.gvk, o.obj); !ok {
+					b.Fatal("not handled")
+				}
+			}
+		})
+	}
+}
