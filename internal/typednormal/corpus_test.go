@@ -138,6 +138,8 @@ func TestNormalizeCorpora(t *testing.T) {
 		normalized, err := w.exact(o.gvk, o.obj)
 		require.NoError(t, err)
 		assert.True(t, w.agree(t, o.gvk, normalized), "%s: %v normalized declined", o.file, o.gvk)
+		assert.True(t, w.agreeDecoded(t, o.gvk, o.obj), "%s: %v declined decoded", o.file, o.gvk)
+		assert.True(t, w.agreeDecoded(t, o.gvk, normalized), "%s: %v normalized declined decoded", o.file, o.gvk)
 	}
 	t.Logf("%d objects of %d built-in kinds, %d declined", len(objects), len(kinds), declined)
 }

@@ -1,6 +1,7 @@
 package typednormal
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kjson "k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
 )
@@ -18,8 +20,11 @@ import (
 // and the kinds sorted, built once for the package's tests.
 type world struct {
 	scheme *runtime.Scheme
-	norm   *Normalizer
-	kinds  []schema.GroupVersionKind
+	// decoder decodes JSON into the Go types, not strictly, as
+	// admissionwebhook decodes a patched object.
+	decoder *kjson.Serializer
+	norm    *Normalizer
+	kinds   []schema.GroupVersionKind
 }
 
 var testWorld = sync.OnceValues(func() (*world, error) {
@@ -35,7 +40,8 @@ var testWorld = sync.OnceValues(func() (*world, error) {
 		kinds = append(kinds, gvk)
 	}
 	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
-	return &world{scheme: s, norm: New(s), kinds: kinds}, nil
+	decoder := kjson.NewSerializerWithOptions(kjson.DefaultMetaFactory, s, s, kjson.SerializerOptions{})
+	return &world{scheme: s, decoder: decoder, norm: New(s), kinds: kinds}, nil
 })
 
 func newWorld(tb testing.TB) *world {
@@ -61,6 +67,61 @@ func (w *world) exact(gvk schema.GroupVersionKind, obj map[string]any) (out map[
 	}
 	typed.GetObjectKind().SetGroupVersionKind(gvk)
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+}
+
+// exactDecoded is what NormalizeDecoded stands for: the JSON of obj decoded
+// into the Go type of gvk, and converted to unstructured content.
+func (w *world) exactDecoded(gvk schema.GroupVersionKind, obj map[string]any) (out map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	doc, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	into, err := w.scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	typed, _, err := w.decoder.Decode(doc, nil, into)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+}
+
+// agreeDecoded checks NormalizeDecoded gives exactDecoded's result for obj
+// (and for obj naming gvk), or declines; it returns whether the fast path
+// handled obj naming gvk.
+func (w *world) agreeDecoded(tb testing.TB, gvk schema.GroupVersionKind, obj map[string]any) bool {
+	tb.Helper()
+	named := make(map[string]any, len(obj)+2)
+	for k, v := range obj {
+		named[k] = v
+	}
+	named["apiVersion"], named["kind"] = gvk.ToAPIVersionAndKind()
+	handled := false
+	for i, o := range []map[string]any{obj, named} {
+		before := fmt.Sprintf("%#v", o)
+		fast, ok := w.norm.NormalizeDecoded(gvk, o)
+		if fmt.Sprintf("%#v", o) != before {
+			tb.Fatalf("%v: NormalizeDecoded modified its input", gvk)
+		}
+		if !ok {
+			continue
+		}
+		handled = handled || i == 1
+		want, err := w.exactDecoded(gvk, o)
+		if err != nil {
+			tb.Fatalf("%v: decoded handled %v, but decoding fails: %v", gvk, o, err)
+		}
+		if !reflect.DeepEqual(fast, want) {
+			tb.Fatalf("%v: decoding %#v\nfast:  %#v\nexact: %#v", gvk, o, fast, want)
+		}
+	}
+	return handled
 }
 
 // agree checks the Normalizer gives the exact round trip's result for obj,

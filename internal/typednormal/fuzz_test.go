@@ -19,7 +19,8 @@ var perturbations = []any{
 	nil, "", "x", true, false, int64(0), int64(1), int64(-1),
 	int64(math.MaxInt32), int64(math.MaxInt32) + 1, int64(math.MinInt32) - 1,
 	int64(math.MaxInt64), int64(math.MinInt64), float64(0), math.Copysign(0, -1),
-	1.5, 2.0, 1e21, 1e300, -3.0, float64(1 << 53), float64(1 << 63),
+	1.5, 2.0, 1e21, 1e300, -3.0, float64(1 << 53), float64(1<<53) + 2, float64(1 << 60),
+	float64(1 << 63), -float64(1 << 63), 1e20,
 	"1.5Gi", "100m", "1e3", " 2Ki ", "0.1", "-1", "25%", "http",
 	"2024-01-02T03:04:05Z", "2024-01-02T03:04:05.123456+02:00", "0001-01-01T00:00:00Z",
 	"90s", "aGVsbG8=", "not base64", "\xff", []any{}, []any{nil}, map[string]any{},
@@ -58,6 +59,7 @@ func FuzzNormalize(f *testing.F) {
 			perturb(obj, pick)
 		}
 		w.agree(t, gvk, obj)
+		w.agreeDecoded(t, gvk, obj)
 	})
 }
 

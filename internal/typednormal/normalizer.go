@@ -2,6 +2,7 @@ package typednormal
 
 import (
 	"reflect"
+	"strings"
 	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,13 +55,47 @@ func (n *Normalizer) Normalize(gvk schema.GroupVersionKind, object map[string]an
 		return nil, false
 	}
 	out := make(map[string]any, kp.root.sizeHint(object))
-	if !kp.root.fill(out, object, 0) {
+	if !kp.root.fillStruct(out, object, 0, false) {
 		return nil, false
 	}
 	if kp.setGVK {
 		// SetGroupVersionKind sets TypeMeta, whose fields are omitempty.
 		setOrDelete(out, "apiVersion", kp.apiVersion)
 		setOrDelete(out, "kind", kp.kind)
+	}
+	return out, true
+}
+
+// NormalizeDecoded returns what decoding the JSON of object (encoding/json)
+// into the Go type of gvk with a JSON serializer that is not strict, then
+// ToUnstructured, gives — kube-apiserver's mutating webhook dispatcher's
+// work on a patched object — when object names gvk as its apiVersion and
+// kind. The two differ from Normalize's round trip on a few inputs, where
+// it declines: a null metav1.Duration (which fails to decode), strings
+// that are not UTF-8 (which JSON replaces), float32 and unsigned fields,
+// names encoding/json resolves its own way, unknown fields that do not
+// encode. false means not handled, as for Normalize.
+func (n *Normalizer) NormalizeDecoded(gvk schema.GroupVersionKind, object map[string]any) (map[string]any, bool) {
+	kp := n.kindPlan(gvk)
+	if kp == nil || kp.root == nil || !kp.setGVK || kp.apiVersion == "" || kp.kind == "" {
+		return nil, false
+	}
+	if apiVersion, _ := object["apiVersion"].(string); apiVersion != kp.apiVersion {
+		return nil, false
+	}
+	if kind, _ := object["kind"].(string); kind != kp.kind {
+		return nil, false
+	}
+	for k := range object {
+		// The serializer reads apiVersion and kind with encoding/json,
+		// whose names match keys whatever their case.
+		if k != "apiVersion" && k != "kind" && (strings.EqualFold(k, "apiVersion") || strings.EqualFold(k, "kind")) {
+			return nil, false
+		}
+	}
+	out := make(map[string]any, kp.root.sizeHint(object))
+	if !kp.root.fillStruct(out, object, 0, true) {
+		return nil, false
 	}
 	return out, true
 }

@@ -91,6 +91,7 @@ func TestNormalizeEdges(t *testing.T) {
 		{"bytes with a newline", secretKind, `{"data":{"a":"aGVs\nbG8="}}`, nil, true},
 		{"binary data", configMapKind, `{"binaryData":{"a":"AAEC"},"data":{"b":"c"}}`, nil, true},
 		{"raw extension", revisionKind, `{"data":{"spec":{"x":[1,2.5,3.0,"s",null,true,{}],"n":1e300}},"revision":3}`, nil, true},
+		{"raw extension big whole floats", revisionKind, ``, map[string]any{"data": []any{float64(1 << 60), -float64(1 << 63), float64(1 << 63), 1e20, 1e21, float64(1<<53) + 2}}, true},
 		{"raw extension scalar", revisionKind, `{"data":"text","revision":1}`, nil, true},
 		{"managed fields", podKind, `{"metadata":{"managedFields":[{"manager":"kubectl","operation":"Apply","time":"2024-01-02T03:04:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}}]}}`, nil, true},
 		{"cron job", cronJobKind, `{"spec":{"schedule":"* * * * *","jobTemplate":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox"}],"restartPolicy":"OnFailure"}}}},"suspend":false}}`, nil, true},
@@ -111,6 +112,7 @@ func TestNormalizeEdges(t *testing.T) {
 				obj = decode(t, tt.doc)
 			}
 			assert.Equal(t, tt.handled, w.agree(t, tt.gvk, obj), "handled")
+			w.agreeDecoded(t, tt.gvk, obj)
 		})
 	}
 }

@@ -48,6 +48,12 @@ type node struct {
 	elem *node
 	// fields are the JSON fields of a struct, in the Go type's order.
 	fields []field
+	// names are the JSON names of a struct's fields and its inlined
+	// structs'; dupNames tells one is written twice; inlinePointer tells
+	// a struct is inlined through a pointer.
+	names         map[string]struct{}
+	dupNames      bool
+	inlinePointer bool
 	// zero is the converter's output for the zero value of the type (what
 	// a null element of a slice or map becomes); zeroOK is false if it
 	// could not be computed. zeroScalar tells zero needs no copy.
@@ -180,8 +186,29 @@ func (p *planner) build(n *node, t reflect.Type) {
 		if fields, ok := p.structFields(t); ok {
 			n.kind = structKind
 			n.fields = fields
+			n.names = map[string]struct{}{}
+			for i, f := range fields {
+				if f.name != "" {
+					n.addName(f.name)
+					continue
+				}
+				if t.Field(i).Type.Kind() == reflect.Pointer || f.node.inlinePointer {
+					n.inlinePointer = true
+				}
+				n.dupNames = n.dupNames || f.node.dupNames
+				for name := range f.node.names {
+					n.addName(name)
+				}
+			}
 		}
 	}
+}
+
+func (n *node) addName(name string) {
+	if _, dup := n.names[name]; dup {
+		n.dupNames = true
+	}
+	n.names[name] = struct{}{}
 }
 
 // structFields returns the fields of struct t as the converter names them

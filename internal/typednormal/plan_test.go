@@ -109,7 +109,7 @@ func TestPlanShapes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := decode(t, tt.in)
 			out := map[string]any{}
-			handled := n.fill(out, in, 0)
+			handled := n.fillStruct(out, in, 0, false)
 			assert.Equal(t, tt.handled, handled, "handled")
 			want, err := convertShapes(in)
 			if !handled {

@@ -3,6 +3,7 @@ package typednormal
 import (
 	"encoding/base64"
 	"math"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -22,25 +23,48 @@ func (n *node) sizeHint(in map[string]any) int {
 	return min(h, len(n.fields)+len(in))
 }
 
-// fill writes into out the fields of struct plan n read from in, as the
-// converter's structFromUnstructured then structToUnstructured do; false
-// if not handled.
-func (n *node) fill(out, in map[string]any, depth int) bool {
+// fillStruct writes into out the fields of struct plan n read from in, as
+// the converter's structFromUnstructured then structToUnstructured do;
+// false if not handled. decoded: as decoding the JSON of in does instead
+// (see NormalizeDecoded).
+func (n *node) fillStruct(out, in map[string]any, depth int, decoded bool) bool {
+	if decoded {
+		if n.dupNames || n.inlinePointer {
+			// encoding/json resolves names and allocates embedded
+			// pointers its own way.
+			return false
+		}
+		// The JSON of an unknown field must encode as the exact path
+		// encodes it.
+		for k, v := range in {
+			if _, known := n.names[k]; !known && !marshalable(v, depth) {
+				return false
+			}
+		}
+	}
+	return n.fill(out, in, depth, decoded)
+}
+
+// fill is fillStruct's work, for the fields of n and its inlined structs.
+func (n *node) fill(out, in map[string]any, depth int, decoded bool) bool {
 	if depth > maxDepth {
 		return false
 	}
 	for i := range n.fields {
 		f := &n.fields[i]
 		if f.name == "" {
-			if !f.node.fill(out, in, depth+1) {
+			if !f.node.fill(out, in, depth+1, decoded) {
 				return false
 			}
 			continue
 		}
-		v := in[f.name]
+		v, present := in[f.name]
+		if decoded {
+			v = jsonNull(v)
+		}
 		if v == nil {
 			// Absent or null: the field holds its zero value.
-			if !f.zeroOK {
+			if !f.zeroOK || (decoded && present && f.node.nullFailsDecoding()) {
 				return false
 			}
 			if f.zeroEmit {
@@ -51,7 +75,7 @@ func (n *node) fill(out, in map[string]any, depth int) bool {
 		if f.skip {
 			return false
 		}
-		o, empty, ok := f.node.convert(v, depth+1)
+		o, empty, ok := f.node.convert(v, depth+1, decoded)
 		if !ok {
 			return false
 		}
@@ -69,11 +93,15 @@ func (n *node) fill(out, in map[string]any, depth int) bool {
 // convert returns the converter's output for v, a non-nil unstructured
 // value, held in a value of the type of plan n; empty tells the value is
 // empty as omitempty means it (the converter's isEmpty); ok false if not
-// handled.
-func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
+// handled. decoded: as decoding the JSON of v does instead.
+func (n *node) convert(v any, depth int, decoded bool) (out any, empty, ok bool) {
 	switch n.kind {
 	case stringKind:
 		s, ok := v.(string)
+		if decoded && ok && !utf8.ValidString(s) {
+			// JSON replaces invalid bytes.
+			return nil, false, false
+		}
 		return s, s == "", ok
 	case boolKind:
 		b, ok := v.(bool)
@@ -86,6 +114,12 @@ func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
 			}
 			return x, x == 0, true
 		case float64:
+			if decoded && (n.min == 0 || math.Abs(x) > 1<<53) {
+				// JSON writes -0 for -0.0, which an unsigned
+				// integer does not decode, and beyond 2^53 the
+				// shortest digits of a float, not its value.
+				return nil, false, false
+			}
 			// A whole float converts; out of range the conversion is
 			// the platform's.
 			if x != math.Trunc(x) || x < float64(n.min) || x >= float64(n.max)+1 {
@@ -96,6 +130,10 @@ func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
 		}
 		return nil, false, false
 	case floatKind:
+		if decoded && n.float32 {
+			// JSON parses the decimal as a float32 directly.
+			return nil, false, false
+		}
 		var f float64
 		switch x := v.(type) {
 		case int64:
@@ -118,7 +156,7 @@ func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
 	case bytesKind:
 		return convertBytes(v)
 	case pointerKind:
-		o, _, ok := n.elem.convert(v, depth)
+		o, _, ok := n.elem.convert(v, depth, decoded)
 		return o, false, ok
 	case sliceKind:
 		x, ok := v.([]any)
@@ -130,14 +168,17 @@ func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
 		}
 		s := make([]any, len(x))
 		for i, e := range x {
+			if decoded {
+				e = jsonNull(e)
+			}
 			if e == nil {
-				if !n.elem.zeroOK {
+				if !n.elem.zeroOK || (decoded && n.elem.nullFailsDecoding()) {
 					return nil, false, false
 				}
 				s[i] = copyZero(n.elem.zero, n.elem.zeroScalar)
 				continue
 			}
-			if s[i], _, ok = n.elem.convert(e, depth+1); !ok {
+			if s[i], _, ok = n.elem.convert(e, depth+1, decoded); !ok {
 				return nil, false, false
 			}
 		}
@@ -152,14 +193,20 @@ func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
 		}
 		m := make(map[string]any, len(x))
 		for k, e := range x {
+			if decoded {
+				if !utf8.ValidString(k) {
+					return nil, false, false
+				}
+				e = jsonNull(e)
+			}
 			if e == nil {
-				if !n.elem.zeroOK {
+				if !n.elem.zeroOK || (decoded && n.elem.nullFailsDecoding()) {
 					return nil, false, false
 				}
 				m[k] = copyZero(n.elem.zero, n.elem.zeroScalar)
 				continue
 			}
-			o, _, ok := n.elem.convert(e, depth+1)
+			o, _, ok := n.elem.convert(e, depth+1, decoded)
 			if !ok {
 				return nil, false, false
 			}
@@ -172,7 +219,7 @@ func (n *node) convert(v any, depth int) (out any, empty, ok bool) {
 			return nil, false, false
 		}
 		m := make(map[string]any, n.sizeHint(x))
-		if !n.fill(m, x, depth) {
+		if !n.fillStruct(m, x, depth, decoded) {
 			return nil, false, false
 		}
 		return m, false, true
@@ -247,10 +294,18 @@ func jsonValue(v any, depth int) (any, bool) {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, false
 		}
-		// encoding/json writes a whole float below 1e21 without an
-		// exponent, which decodes as an integer if it fits in int64.
-		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 {
+		// encoding/json writes a whole float below 1e21 with the
+		// shortest digits that read back as it, without an exponent;
+		// they decode as an integer if they fit in int64. Up to 2^53
+		// they are the float's value.
+		if x != math.Trunc(x) || math.Abs(x) >= 1e21 {
+			return x, true
+		}
+		if math.Abs(x) <= 1<<53 {
 			return int64(x), true
+		}
+		if i, err := strconv.ParseInt(strconv.FormatFloat(x, 'f', -1, 64), 10, 64); err == nil {
+			return i, true
 		}
 		return x, true
 	case map[string]any:
@@ -284,6 +339,57 @@ func jsonValue(v any, depth int) (any, bool) {
 		return s, true
 	}
 	return nil, false
+}
+
+// jsonNull is v as its JSON decodes: a nil map or slice is null.
+func jsonNull(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return nil
+		}
+	case []any:
+		if x == nil {
+			return nil
+		}
+	}
+	return v
+}
+
+// nullFailsDecoding tells a JSON null fails to decode into a value of n
+// (where the converter makes it the zero value): metav1.Duration's
+// UnmarshalJSON parses it as the empty duration.
+func (n *node) nullFailsDecoding() bool {
+	return n.kind == durationKind
+}
+
+// marshalable tells whether encoding/json encodes v, an unstructured value,
+// without error.
+func marshalable(v any, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int64:
+		return true
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0)
+	case map[string]any:
+		for _, e := range x {
+			if !marshalable(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range x {
+			if !marshalable(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // copyZero returns zero, a zero value's output, copied unless scalar.
