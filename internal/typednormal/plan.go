@@ -54,6 +54,8 @@ type node struct {
 	names         map[string]struct{}
 	dupNames      bool
 	inlinePointer bool
+	// alwaysWritten counts the fields written whatever the input.
+	alwaysWritten int
 	// zero is the converter's output for the zero value of the type (what
 	// a null element of a slice or map becomes); zeroOK is false if it
 	// could not be computed. zeroScalar tells zero needs no copy.
@@ -190,12 +192,16 @@ func (p *planner) build(n *node, t reflect.Type) {
 			for i, f := range fields {
 				if f.name != "" {
 					n.addName(f.name)
+					if f.zeroEmit {
+						n.alwaysWritten++
+					}
 					continue
 				}
 				if t.Field(i).Type.Kind() == reflect.Pointer || f.node.inlinePointer {
 					n.inlinePointer = true
 				}
 				n.dupNames = n.dupNames || f.node.dupNames
+				n.alwaysWritten += f.node.alwaysWritten
 				for name := range f.node.names {
 					n.addName(name)
 				}

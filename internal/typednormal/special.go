@@ -74,7 +74,18 @@ func convertTime(v any) (any, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return metav1.NewTime(pt.Local()).ToUnstructured(), true
+	// ToUnstructured: null for the zero time, else RFC 3339 in UTC; the
+	// input itself when it is that already.
+	t := metav1.NewTime(pt.Local())
+	if t.IsZero() {
+		return nil, true
+	}
+	var buf [len(time.RFC3339) + 16]byte
+	b := t.UTC().AppendFormat(buf[:0], time.RFC3339)
+	if string(b) == s {
+		return v, true
+	}
+	return string(b), true
 }
 
 // convertMicroTime is a metav1.MicroTime: RFC 3339 with microseconds in
@@ -92,7 +103,12 @@ func convertMicroTime(v any) (any, bool) {
 	if t.IsZero() {
 		return nil, true
 	}
-	return t.UTC().Format(metav1.RFC3339Micro), true
+	var buf [len(metav1.RFC3339Micro) + 16]byte
+	b := t.UTC().AppendFormat(buf[:0], metav1.RFC3339Micro)
+	if string(b) == s {
+		return v, true
+	}
+	return string(b), true
 }
 
 // convertDuration is a metav1.Duration: a Go duration string in, its
@@ -115,12 +131,12 @@ func convertDuration(v any) (any, bool) {
 func convertIntOrString(v any) (any, bool) {
 	switch x := v.(type) {
 	case string:
-		return x, utf8.ValidString(x)
+		return v, utf8.ValidString(x)
 	case int64:
 		if x < math.MinInt32 || x > math.MaxInt32 {
 			return nil, false
 		}
-		return x, true
+		return v, true
 	case float64:
 		if x != math.Trunc(x) || x < math.MinInt32 || x > math.MaxInt32 {
 			return nil, false

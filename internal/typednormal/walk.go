@@ -14,13 +14,7 @@ const maxDepth = 1000
 // sizeHint is the size to make the output map of struct plan n with for
 // input in: its fields always written, and at most one more per input key.
 func (n *node) sizeHint(in map[string]any) int {
-	h := len(in)
-	for i := range n.fields {
-		if n.fields[i].zeroEmit {
-			h++
-		}
-	}
-	return min(h, len(n.fields)+len(in))
+	return min(len(in)+n.alwaysWritten, len(n.fields)+len(in))
 }
 
 // fillStruct writes into out the fields of struct plan n read from in, as
@@ -102,7 +96,9 @@ func (n *node) convert(v any, depth int, decoded bool) (out any, empty, ok bool)
 			// JSON replaces invalid bytes.
 			return nil, false, false
 		}
-		return s, s == "", ok
+		// v itself: the output is the same string, and reusing the
+		// interface value saves boxing it again.
+		return v, s == "", ok
 	case boolKind:
 		b, ok := v.(bool)
 		return b, !b, ok
@@ -112,7 +108,7 @@ func (n *node) convert(v any, depth int, decoded bool) (out any, empty, ok bool)
 			if x < n.min || x > n.max {
 				return nil, false, false
 			}
-			return x, x == 0, true
+			return v, x == 0, true
 		case float64:
 			if decoded && (n.min == 0 || math.Abs(x) > 1<<53) {
 				// JSON writes -0 for -0.0, which an unsigned
@@ -151,6 +147,9 @@ func (n *node) convert(v any, depth int, decoded bool) (out any, empty, ok bool)
 		}
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return nil, false, false
+		}
+		if x, same := v.(float64); same && x == f {
+			return v, f == 0, true
 		}
 		return f, f == 0, true
 	case bytesKind:
@@ -285,11 +284,9 @@ func jsonValue(v any, depth int) (any, bool) {
 	case nil:
 		return nil, true
 	case string:
-		return x, utf8.ValidString(x)
-	case bool:
-		return x, true
-	case int64:
-		return x, true
+		return v, utf8.ValidString(x)
+	case bool, int64:
+		return v, true
 	case float64:
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return nil, false
@@ -299,7 +296,7 @@ func jsonValue(v any, depth int) (any, bool) {
 		// they decode as an integer if they fit in int64. Up to 2^53
 		// they are the float's value.
 		if x != math.Trunc(x) || math.Abs(x) >= 1e21 {
-			return x, true
+			return v, true
 		}
 		if math.Abs(x) <= 1<<53 {
 			return int64(x), true
