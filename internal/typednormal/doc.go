@@ -29,6 +29,13 @@
 // a type the plan does not implement — Normalize answers "not handled", and
 // the caller runs the exact round trip, whose result and errors are then
 // kube-apiserver's. The fast path never produces an error of its own.
-// Differential fuzzing (FuzzNormalize) checks the two agree on every kind of
-// the scheme.
+//
+// NormalizeDecoded does the same for the other way kube-apiserver takes a
+// patched object through its Go type — its JSON decoded into it, then
+// converted — and declines, in addition, where decoding JSON and the
+// converter differ.
+//
+// Differential fuzzing (FuzzNormalize) checks both agree with the exact
+// conversions on every kind of the scheme; TestNormalizeCorpora runs every
+// built-in object of the repository's test corpora through them.
 package typednormal
