@@ -159,7 +159,8 @@ func TestNormalizeConcurrent(t *testing.T) {
 
 // BenchmarkNormalize compares the plan with the exact round trip on the
 // realistic objects of testdata (a Pod with its status and managed fields,
-// a Deployment, a Service).
+// a Deployment, a Service), and NormalizeDecoded with the decoding of the
+// Pod's JSON.
 func BenchmarkNormalize(b *testing.B) {
 	w := newWorld(b)
 	objects := map[string]corpusObject{}
@@ -187,4 +188,22 @@ func BenchmarkNormalize(b *testing.B) {
 			}
 		})
 	}
+	// The decoding of a patched object's JSON, admissionwebhook's.
+	pod := objects["Pod"]
+	b.Run("kind=Pod/decoded/impl=exact", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := w.exactDecoded(pod.gvk, pod.obj); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("kind=Pod/decoded/impl=plan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, ok := w.norm.NormalizeDecoded(pod.gvk, pod.obj); !ok {
+				b.Fatal("not handled")
+			}
+		}
+	})
 }
