@@ -332,6 +332,11 @@ func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[st
 	if !d.wire.builtins.Recognizes(gvk) {
 		return out, nil
 	}
+	// The decoding through the Go type without reflection when the
+	// Normalizer can; the decoding itself (and its errors) otherwise.
+	if u, ok := d.wire.normal.NormalizeDecoded(gvk, out); ok {
+		return u, nil
+	}
 	doc, err := json.Marshal(out)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
+	"github.com/gatehouse-dev/gatehouse/internal/typednormal"
 )
 
 // Request is one admission request, as kube-apiserver's admission chain
@@ -70,6 +71,8 @@ type wire struct {
 	// objects decodes patched objects as kube-apiserver's mutating
 	// dispatcher does: JSON, not strict.
 	objects *json.Serializer
+	// normal is normalize's fast path for built-in kinds.
+	normal *typednormal.Normalizer
 }
 
 func newWire() (*wire, error) {
@@ -88,6 +91,7 @@ func newWire() (*wire, error) {
 		codec:    serializer.NewCodecFactory(s).LegacyCodec(admissionv1beta1.SchemeGroupVersion, admissionv1.SchemeGroupVersion),
 		builtins: builtins,
 		objects:  json.NewSerializerWithOptions(json.DefaultMetaFactory, builtins, builtins, json.SerializerOptions{}),
+		normal:   typednormal.New(builtins),
 	}, nil
 }
 
@@ -123,6 +127,11 @@ func (w *wire) normalize(object map[string]any, gvk schema.GroupVersionKind) (ma
 		return nil, nil
 	}
 	if w.builtins.Recognizes(gvk) {
+		// The round trip through the Go type without reflection when the
+		// Normalizer can; through the Go type (and its errors) otherwise.
+		if out, ok := w.normal.Normalize(gvk, object); ok {
+			return out, nil
+		}
 		obj, err := w.typed(object, gvk)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
+	"github.com/gatehouse-dev/gatehouse/internal/typednormal"
 )
 
 // typedKinds is what kube-apiserver's scheme does with the objects of its
@@ -23,6 +24,8 @@ type typedKinds struct {
 	// strict is kube-apiserver's JSON serializer for JSON Patch documents:
 	// not pretty, strict.
 	strict *json.Serializer
+	// normal is roundTrip's fast path.
+	normal *typednormal.Normalizer
 }
 
 // builtinTypes returns the scheme of the built-in kinds of k8s.io/api
@@ -36,6 +39,7 @@ var builtinTypes = sync.OnceValues(func() (*typedKinds, error) {
 	return &typedKinds{
 		scheme: s,
 		strict: json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{Strict: true}),
+		normal: typednormal.New(s),
 	}, nil
 })
 
@@ -48,7 +52,17 @@ func (t *typedKinds) isTyped(gvk schema.GroupVersionKind) bool {
 // its Go type and back, as kube-apiserver's dispatcher converts the result of
 // an ApplyConfiguration to the Go type (ObjectConvertor.ConvertToVersion)
 // and its CEL activation back to unstructured content for the next mutation.
+// The Normalizer gives the same without reflection when it can; otherwise
+// (and for every error) the conversions themselves run.
 func (t *typedKinds) roundTrip(gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, error) {
+	if out, ok := t.normal.Normalize(gvk, obj); ok {
+		return out, nil
+	}
+	return t.exactRoundTrip(gvk, obj)
+}
+
+// exactRoundTrip is roundTrip through the Go type itself.
+func (t *typedKinds) exactRoundTrip(gvk schema.GroupVersionKind, obj map[string]any) (map[string]any, error) {
 	typed, err := t.scheme.New(gvk)
 	if err != nil {
 		return nil, err
