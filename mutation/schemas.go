@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtinschema"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
+	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
@@ -23,6 +24,10 @@ type Schemas struct {
 
 	mu  sync.RWMutex
 	crd map[schema.GroupVersionKind]*Schema
+
+	// mergers holds the Merger of each built-in kind looked up (by its
+	// *smdschema.Schema, which the builtin set keeps per kind).
+	mergers sync.Map
 }
 
 // BuiltIn returns the schemas of every built-in kind of Kubernetes 1.37 (the
@@ -63,7 +68,8 @@ func (s *Schemas) AddCRD(data []byte) error {
 		types = append(types, v.Root)
 		types = append(types, shared...)
 		name := v.Type
-		added[gvk] = &Schema{pt: typed.ParseableType{Schema: &smdschema.Schema{Types: types}, TypeRef: smdschema.TypeRef{NamedType: &name}}}
+		pt := typed.ParseableType{Schema: &smdschema.Schema{Types: types}, TypeRef: smdschema.TypeRef{NamedType: &name}}
+		added[gvk] = &Schema{pt: pt, fastMerger: mutationpatch.NewMerger(pt.Schema, pt.TypeRef)}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -115,7 +121,16 @@ func (s *Schemas) Lookup(gvk schema.GroupVersionKind) (*Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w for %s", ErrNoSchema, gvk)
 	}
-	return &Schema{pt: pt, typedKind: true}, nil
+	return &Schema{pt: pt, typedKind: true, fastMerger: s.mergerOf(pt)}, nil
+}
+
+// mergerOf returns the Merger of the built-in type pt, made on first use.
+func (s *Schemas) mergerOf(pt typed.ParseableType) *mutationpatch.Merger {
+	if m, ok := s.mergers.Load(pt.Schema); ok {
+		return m.(*mutationpatch.Merger)
+	}
+	m, _ := s.mergers.LoadOrStore(pt.Schema, mutationpatch.NewMerger(pt.Schema, pt.TypeRef))
+	return m.(*mutationpatch.Merger)
 }
 
 // Schema is the schema of one kind.
@@ -125,7 +140,14 @@ type Schema struct {
 	// typedKind is set for built-in kinds, which kube-apiserver handles as
 	// Go types (a JSON Patch result is decoded strictly).
 	typedKind bool
+	// fastMerger merges ApplyConfigurations without structured-merge-diff
+	// when it can; embedded so that ApplyConfiguration finds it (nil for
+	// the deduced schema).
+	*fastMerger
 }
+
+// fastMerger names the embedded Merger of a Schema.
+type fastMerger = mutationpatch.Merger
 
 var deduced = &Schema{pt: typed.DeducedParseableType, deduced: true}
 

@@ -55,13 +55,30 @@ func ApplyConfiguration(ac, object map[string]any, gvk schema.GroupVersionKind, 
 // mergeApplyConfiguration is patch.ApplyStructuredMergeDiff's work: the
 // patch typed strictly, checked for atomics, merged into the live object
 // typed with duplicates allowed.
+// When s has a Merger (mergerSource) that handles the values, its result is
+// returned, without structured-merge-diff's typing and merge.
 func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any, error) {
+	if ms, ok := s.(mergerSource); ok {
+		if m := ms.merger(); m != nil {
+			if out, ok := m.merge(p, object); ok {
+				if atomics := findAtomics(m.schema, m.typeRef, value.NewValueInterface(p), nil, nil); len(atomics) > 0 {
+					return nil, atomicsError(atomics)
+				}
+				return out, nil
+			}
+		}
+	}
+	return mergeExact(p, object, s)
+}
+
+// mergeExact is mergeApplyConfiguration with structured-merge-diff itself.
+func mergeExact(p, object map[string]any, s Typer) (map[string]any, error) {
 	pt, err := s.FromUnstructured(p)
 	if err != nil {
 		return nil, fmt.Errorf("failed to convert patch object to typed object: %w", err)
 	}
 	if atomics := findAtomics(pt.Schema(), pt.TypeRef(), pt.AsValue(), nil, nil); len(atomics) > 0 {
-		return nil, fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %s", strings.Join(atomics, ", "))
+		return nil, atomicsError(atomics)
 	}
 	lt, err := s.FromUnstructured(object, typed.AllowDuplicates)
 	if err != nil {
@@ -76,6 +93,11 @@ func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any,
 		return nil, fmt.Errorf("failed to convert typed object to object: failed to convert value to unstructured for type %T", mt.AsValue().Unstructured())
 	}
 	return out, nil
+}
+
+// atomicsError is kube-apiserver's error for a patch that sets atomics.
+func atomicsError(atomics []string) error {
+	return fmt.Errorf("invalid ApplyConfiguration: may not mutate atomic arrays, maps or structs: %s", strings.Join(atomics, ", "))
 }
 
 // findAtomics appends to atomics the path of every node of v (at path) whose
