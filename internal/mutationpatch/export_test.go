@@ -1,5 +1,7 @@
 package mutationpatch
 
+import smdschema "sigs.k8s.io/structured-merge-diff/v6/schema"
+
 // Hooks for the tests of package mutationpatch_test, which import package
 // mutation for its schemas.
 
@@ -21,3 +23,8 @@ var MergeApplyConfiguration = mergeApplyConfiguration
 
 // MergeExact is mergeApplyConfiguration with structured-merge-diff only.
 var MergeExact = mergeExact
+
+// Schema returns the schema and type the Merger was made from.
+func (m *Merger) Schema() (*smdschema.Schema, smdschema.TypeRef) {
+	return m.schema, m.typeRef
+}

@@ -163,7 +163,16 @@ func checkMerge(t testing.TB, s mutationpatch.Typer, p, obj map[string]any) (han
 	exact := outcomeOf(mutationpatch.MergeExact(p, obj, s))
 	_, handled = mutationpatch.MergerOf(s).MergeFast(p, obj)
 	got := outcomeOf(mutationpatch.MergeApplyConfiguration(p, obj, s))
-	require.Equal(t, exact, got, "patch %v\nobject %v", p, obj)
+	if handled {
+		require.Equal(t, exact, got, "patch %v\nobject %v", p, obj)
+	} else {
+		// Both are structured-merge-diff's outcome, whose error text may
+		// name any of several faults (it walks maps in Go's order).
+		require.Equal(t, exact.Err == "", got.Err == "", "patch %v\nobject %v", p, obj)
+		if exact.Err == "" {
+			require.Equal(t, exact, got, "patch %v\nobject %v", p, obj)
+		}
+	}
 	require.Equal(t, pBefore, p, "the patch was modified")
 	require.Equal(t, objBefore, obj, "the object was modified")
 	return handled
