@@ -61,7 +61,7 @@ func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any,
 	if ms, ok := s.(mergerSource); ok {
 		if m := ms.merger(); m != nil {
 			if out, ok := m.merge(p, object); ok {
-				if atomics := findAtomics(m.schema, m.typeRef, value.NewValueInterface(p), nil, nil); len(atomics) > 0 {
+				if atomics := atomicsOf(m.compiled(), p, nil, nil); len(atomics) > 0 {
 					return nil, atomicsError(atomics)
 				}
 				return out, nil
