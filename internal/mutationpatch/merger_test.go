@@ -1,6 +1,7 @@
 package mutationpatch_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,5 +124,54 @@ func TestMergerCached(t *testing.T) {
 		require.NoError(t, err)
 		require.NotNil(t, mutationpatch.MergerOf(a), gvk)
 		assert.Same(t, mutationpatch.MergerOf(a), mutationpatch.MergerOf(b), gvk)
+	}
+}
+
+// TestMergerConcurrent merges with Mergers compiled on first use by
+// concurrent merges (run with -race).
+func TestMergerConcurrent(t *testing.T) {
+	schemas := mergeSchemas(t)
+	obj := withGVK(jsonMap(t, benchPod), podGVK)
+	p := withGVK(jsonMap(t, mergeSeeds[0].patch), podGVK)
+	s, err := schemas.Lookup(podGVK)
+	require.NoError(t, err)
+	want, err := mutationpatch.MergeExact(p, obj, s)
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	got := make([]map[string]any, 8)
+	for i := range got {
+		wg.Go(func() {
+			s, err := schemas.Lookup(podGVK)
+			if err == nil {
+				got[i], _ = mutationpatch.MergeApplyConfiguration(p, obj, s)
+			}
+		})
+	}
+	wg.Wait()
+	for _, g := range got {
+		assert.Equal(t, want, g)
+	}
+}
+
+// BenchmarkMergeApplyConfiguration merges the sidecar of the conformance
+// benchmark into its Pod with the Merger and with structured-merge-diff.
+func BenchmarkMergeApplyConfiguration(b *testing.B) {
+	schemas := mergeSchemas(b)
+	obj := withGVK(jsonMap(b, benchPod), podGVK)
+	p := withGVK(jsonMap(b, mergeSeeds[0].patch), podGVK)
+	s, err := schemas.Lookup(podGVK)
+	require.NoError(b, err)
+	for _, impl := range []struct {
+		name  string
+		merge func(p, object map[string]any, s mutationpatch.Typer) (map[string]any, error)
+	}{{"merger", mutationpatch.MergeApplyConfiguration}, {"smd", mutationpatch.MergeExact}} {
+		b.Run("impl="+impl.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := impl.merge(p, obj, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
