@@ -47,7 +47,12 @@
 // entries merged by key, sets united, granular maps merged, nothing ever
 // removed. Errors are kube-apiserver's, "error applying patch: " and the
 // step's own ("failed to convert patch object to typed object: .spec.replicas:
-// expected numeric (int or float), got string").
+// expected numeric (int or float), got string"). The merge itself runs on a
+// walk compiled from each kind's schema on first use, which gives
+// structured-merge-diff's result (values, order of merged lists, nulls,
+// empty maps and lists) without its typing; whatever that walk is not sure
+// of (schema errors, duplicates, float keys, nulls in preserved unknown
+// fields...) goes through structured-merge-diff itself.
 //
 // A JSON patch is applied to the object's JSON with
 // gopkg.in/evanphx/json-patch.v4 v4.13.0, kube-apiserver's library, and its

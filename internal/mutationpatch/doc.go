@@ -6,4 +6,9 @@
 // kube-apiserver's dispatcher and patcher take it. Package mutation resolves
 // the schema and reports a missing one; the differential tests in
 // conformance/ call this package directly.
+//
+// A [Merger], compiled from a kind's schema and carried by the kind's
+// Typer, merges an ApplyConfiguration without structured-merge-diff when
+// it is sure of structured-merge-diff's outcome, and leaves everything else
+// to structured-merge-diff (FuzzMergerMatchesSMD compares the two).
 package mutationpatch
