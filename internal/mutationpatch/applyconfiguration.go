@@ -61,7 +61,8 @@ func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any,
 	if ms, ok := s.(mergerSource); ok {
 		if m := ms.merger(); m != nil {
 			if out, ok := m.merge(p, object); ok {
-				if atomics := atomicsOf(m.compiled(), p, nil, nil); len(atomics) > 0 {
+				var path [128]byte
+				if atomics := atomicsOf(m.compiled(), p, path[:0], nil); len(atomics) > 0 {
 					return nil, atomicsError(atomics)
 				}
 				return out, nil

@@ -42,8 +42,12 @@ func (x *listIndex) find(k listKey) int {
 // or not ok if an item has no key structured-merge-diff accepts, a key the
 // Merger does not compare, or two items have one key (an error in a patch,
 // allowed in the object, where the Merger leaves it to the exact path).
-func indexList(n *mergeNode, items []any) (listIndex, bool) {
-	x := listIndex{keys: make([]listKey, len(items))}
+// buf, if long enough, holds the keys.
+func indexList(n *mergeNode, items []any, buf []listKey) (listIndex, bool) {
+	x := listIndex{keys: buf[:0]}
+	if len(items) > len(buf) {
+		x.keys = make([]listKey, 0, len(items))
+	}
 	if len(items) > smallList {
 		x.m = make(map[listKey]int, len(items))
 	}
@@ -52,7 +56,7 @@ func indexList(n *mergeNode, items []any) (listIndex, bool) {
 		if !ok || x.find(k) >= 0 {
 			return listIndex{}, false
 		}
-		x.keys[i] = k
+		x.keys = append(x.keys, k)
 		if x.m != nil {
 			x.m[k] = i
 		}
@@ -107,11 +111,12 @@ func comparableScalar(v any) bool {
 // items in place, the patch's items merged where they are and new ones after
 // the object's items they follow in the patch.
 func mergeLists(n *mergeNode, l, r []any) (any, bool) {
-	rx, ok := indexList(n, r)
+	var rBuf, lBuf [smallList]listKey
+	rx, ok := indexList(n, r, rBuf[:])
 	if !ok {
 		return nil, false
 	}
-	lx, ok := indexList(n, l)
+	lx, ok := indexList(n, l, lBuf[:])
 	if !ok {
 		return nil, false
 	}

@@ -214,7 +214,8 @@ func validValue(n *mergeNode, v any) bool {
 			// neither atomic nor associative.
 			return len(v) == 0
 		}
-		if _, ok := indexList(n, v); !ok {
+		var buf [smallList]listKey
+		if _, ok := indexList(n, v, buf[:]); !ok {
 			return false
 		}
 		for _, item := range v {
