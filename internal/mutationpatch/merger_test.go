@@ -86,7 +86,11 @@ func TestMergerRules(t *testing.T) {
 		// Preserved unknown fields: the deduced type.
 		{"deduced maps merge", gadgetGVK, `{"spec":{"extra":{"a":{"b":1},"l":[1]}}}`, `{"spec":{"extra":{"a":{"c":2},"l":[2]}}}`, true},
 		{"deduced kinds differ", gadgetGVK, `{"spec":{"extra":{"a":{"b":1},"l":[1]}}}`, `{"spec":{"extra":{"a":[1],"l":{"x":1}}}}`, true},
-		{"deduced null", gadgetGVK, `{"spec":{"extra":{"a":{"b":1}}}}`, `{"spec":{"extra":{"a":null}}}`, false},
+		{"deduced null over a map", gadgetGVK, `{"spec":{"extra":{"a":{"b":1}}}}`, `{"spec":{"extra":{"a":null}}}`, true},
+		{"deduced null over a list", gadgetGVK, `{"spec":{"extra":{"a":[1]}}}`, `{"spec":{"extra":{"a":null}}}`, true},
+		{"deduced null over a scalar", gadgetGVK, `{"spec":{"extra":{"a":1}}}`, `{"spec":{"extra":{"a":null}}}`, true},
+		{"deduced null over an empty map", gadgetGVK, `{"spec":{"extra":{"a":{}}}}`, `{"spec":{"extra":{"a":null}}}`, true},
+		{"deduced value over null", gadgetGVK, `{"spec":{"extra":{"a":null}}}`, `{"spec":{"extra":{"a":{"b":[1]}}}}`, true},
 		{"embedded resource", widgetGVK, `{"spec":{"template":{"metadata":{"name":"x"},"spec":{"a":1}}}}`, `{"spec":{"template":{"spec":{"b":2}}}}`, true},
 		// Not handled: the exact path gives kube-apiserver's result or error.
 		{"duplicate keys in the patch", podGVK, `{"spec":{"containers":[{"name":"a"}]}}`, `{"spec":{"containers":[{"name":"b"},{"name":"b"}]}}`, false},

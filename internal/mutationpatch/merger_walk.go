@@ -24,8 +24,8 @@ package mutationpatch
 //   - Scalars take the patch's value; values of different kinds (in the
 //     deduced type) take the patch's value.
 //   - A null in the patch over a non-empty granular map or list keeps the
-//     object's value, and otherwise gives null; a null in the object takes the
-//     patch's value. Both only for types with one kind of value.
+//     object's value, and otherwise gives null (for a type of several kinds,
+//     only a map is kept); a null in the object takes the patch's value.
 //   - Values of Go types other than those of JSON decoding (map[string]any,
 //     []any, string, bool, int64, float64, nil), float keys of associative
 //     lists and sets, null or composite keys, duplicates (in the object too),
@@ -41,7 +41,7 @@ func mergeValues(n *mergeNode, l, r any) (any, bool) {
 		return mergeNull(n, l)
 	}
 	if l == nil {
-		if n.kinds() != 1 || !validValue(n, r) {
+		if !validValue(n, r) {
 			return nil, false
 		}
 		return r, true
@@ -105,13 +105,22 @@ func differentKinds(n *mergeNode, l, r any) (any, bool) {
 	return r, true
 }
 
-// mergeNull merges a null of the patch into l.
+// mergeNull merges a null of the patch into l. For a type of several kinds
+// (the deduced type), mergingWalker.merge handles the null with the whole
+// atom, whose map part comes first: a non-empty map of the object stays,
+// anything else becomes null.
 func mergeNull(n *mergeNode, l any) (any, bool) {
 	if l == nil {
 		return nil, true
 	}
-	if n.kinds() != 1 || !validValue(n, l) {
+	if !validValue(n, l) {
 		return nil, false
+	}
+	if n.kinds() > 1 {
+		if lv, ok := l.(map[string]any); ok && !n.mapAtomic && len(lv) > 0 {
+			return l, true
+		}
+		return nil, true
 	}
 	switch lv := l.(type) {
 	case map[string]any:
