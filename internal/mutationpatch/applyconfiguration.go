@@ -55,6 +55,7 @@ func ApplyConfiguration(ac, object map[string]any, gvk schema.GroupVersionKind, 
 // mergeApplyConfiguration is patch.ApplyStructuredMergeDiff's work: the
 // patch typed strictly, checked for atomics, merged into the live object
 // typed with duplicates allowed.
+//
 // When s has a Merger (mergerSource) that handles the values, its result is
 // returned, without structured-merge-diff's typing and merge.
 func mergeApplyConfiguration(p, object map[string]any, s Typer) (map[string]any, error) {
