@@ -3,6 +3,8 @@ package mutationpatch
 import (
 	"fmt"
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -267,3 +269,99 @@ var fuzzSeedPatches = []string{
 	`[{"op":"add","path":"/spec/n","value":[2.0,1e3,-0,1.5,null,{"a":{}}]},{"op":"replace","path":"/spec/size","value":3},{"op":"test","path":"/spec/tags/0","value":"a"}]`,
 	`[{"op":"add","path":"/spec/template/spec/containers/0/resources/limits","value":{"cpu":1.5,"memory":"1Gi"}},{"op":"replace","path":"/spec/strategy/rollingUpdate/maxSurge","value":1}]`,
 }
+
+// FuzzFastJSONPatchGenerated compares the fast JSON patch with the exact
+// path on patches built from the object's own paths, so that most of them
+// apply: choices reads the operations, paths and values to use.
+func FuzzFastJSONPatchGenerated(f *testing.F) {
+	for i := range testKinds {
+		f.Add(uint8(2*i+1), []byte{0, 1, 2, 3, 4, 5, 6, 7})
+		f.Add(uint8(2*i), []byte{3, 9, 0, 1, 0, 17, 2, 4, 5, 1})
+	}
+	f.Fuzz(func(t *testing.T, kindIndex uint8, choices []byte) {
+		k := testKinds[int(kindIndex/2)%len(testKinds)]
+		obj := decodeObject(t, k.doc)
+		if kindIndex%2 == 1 && k.builtin {
+			n, err := Normalize(obj, k.gvk, true)
+			require.NoError(t, err)
+			obj = n
+		}
+		agreeFast(t, generatePatch(obj, choices), obj, k.gvk, k.builtin)
+	})
+}
+
+var (
+	generatedOps    = []string{"add", "replace", "remove", "test", "add", "replace"}
+	generatedSuffix = []string{"", "", "", "/-", "/0", "/-1", "/1", "/nope", "/name", "/x~1y", "/", "/-2", "/01"}
+	generatedValues = []string{
+		`1`, `2.0`, `"s"`, `null`, `{"a":1}`, `[1,null]`, `"<&>"`, `{"name":"x","image":"i"}`, `true`,
+		`1e400`, `-0`, `{"a":1,"a":2}`, `"\ud800"`, `[]`, `{}`, `"100m"`, `0.5`, `{"Name":"x"}`, `[{"name":"n"}]`, `"2024-01-02T03:04:05Z"`,
+	}
+)
+
+// generatePatch builds a JSON patch of up to four operations on paths of
+// obj (with a suffix sometimes), reading its choices from choices.
+func generatePatch(obj map[string]any, choices []byte) []byte {
+	var paths []string
+	var values []any
+	var walk func(string, any)
+	walk = func(p string, v any) {
+		paths, values = append(paths, p), append(values, v)
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				walk(p+"/"+pointerEscaper.Replace(k), e)
+			}
+		case []any:
+			for i, e := range x {
+				walk(fmt.Sprintf("%s/%d", p, i), e)
+			}
+		}
+	}
+	walk("", obj)
+	sortPaths(paths, values)
+	next := func() int {
+		if len(choices) == 0 {
+			return 0
+		}
+		c := int(choices[0])
+		choices = choices[1:]
+		return c
+	}
+	var ops []string
+	for range 1 + next()%4 {
+		op := generatedOps[next()%len(generatedOps)]
+		i := next() % len(paths)
+		path := paths[i] + generatedSuffix[next()%len(generatedSuffix)]
+		var value string
+		if c := next(); c%3 == 0 {
+			// The value at the path: a test that passes, a replace
+			// that changes nothing.
+			b, _ := utiljson.Marshal(values[i])
+			value = string(b)
+		} else {
+			value = generatedValues[c%len(generatedValues)]
+		}
+		pb, _ := utiljson.Marshal(path)
+		ops = append(ops, fmt.Sprintf(`{"op":%q,"path":%s,"value":%s}`, op, pb, value))
+	}
+	return []byte("[" + joinComma(ops) + "]")
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+func sortPaths(paths []string, values []any) {
+	idx := make([]int, len(paths))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return paths[idx[a]] < paths[idx[b]] })
+	p2, v2 := make([]string, len(paths)), make([]any, len(values))
+	for i, j := range idx {
+		p2[i], v2[i] = paths[j], values[j]
+	}
+	copy(paths, p2)
+	copy(values, v2)
+}
+
+func joinComma(s []string) string { return strings.Join(s, ",") }
