@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	jsonpatch "gopkg.in/evanphx/json-patch.v4"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -35,8 +34,8 @@ func (t *typedKinds) fastJSONPatch(ops []byte, object map[string]any, gvk schema
 		return nil, false
 	}
 	typed := builtin && t.isTyped(gvk)
-	p, err := jsonpatch.DecodePatch(ops)
-	if err != nil {
+	p, ok := decodeOps(ops)
+	if !ok {
 		return nil, false
 	}
 	if !typed && !jsonStable(object, 0) {
@@ -46,7 +45,7 @@ func (t *typedKinds) fastJSONPatch(ops []byte, object map[string]any, gvk schema
 	a := patcher{root: object, typed: typed}
 	mutated := false
 	for _, op := range p {
-		switch kind := op.Kind(); kind {
+		switch kind := op.kind; kind {
 		case "test":
 			if mutated {
 				// After a change json-patch compares what it holds
@@ -231,19 +230,15 @@ func addIndex(key string, n int) (int, bool) {
 
 // mutate applies an add, replace or remove operation; false if it fails
 // or is not handled.
-func (a *patcher) mutate(kind string, op jsonpatch.Operation) bool {
-	path, err := op.Path()
-	if err != nil {
-		return false
-	}
-	parents, key, ok := splitPath(path)
+func (a *patcher) mutate(kind string, op patchOp) bool {
+	parents, key, ok := splitPath(op.path)
 	if !ok {
 		return false
 	}
 	var value any
 	if kind != "remove" {
-		if raw := op["value"]; raw != nil {
-			if value, ok = (valueDecoder{canonical: a.typed}).decode(*raw); !ok {
+		if op.value != nil {
+			if value, ok = (valueDecoder{canonical: a.typed}).decode(op.value); !ok {
 				return false
 			}
 		}
@@ -350,12 +345,11 @@ func (a *patcher) droppable(v any) bool {
 
 // test applies a test operation to the object as it is: pass tells it
 // passes; false if it fails with an error or is not handled.
-func (a *patcher) test(op jsonpatch.Operation) (pass, ok bool) {
-	path, err := op.Path()
-	if err != nil || path == "" {
+func (a *patcher) test(op patchOp) (pass, ok bool) {
+	if op.path == "" {
 		return false, false
 	}
-	parents, key, ok := splitPath(path)
+	parents, key, ok := splitPath(op.path)
 	if !ok {
 		return false, false
 	}
@@ -379,14 +373,13 @@ func (a *patcher) test(op jsonpatch.Operation) (pass, ok bool) {
 		}
 		val = x[i]
 	}
-	raw, hasValue := op["value"]
 	if isNull(val) {
-		return !hasValue || raw == nil, true
+		return !op.hasValue || op.value == nil, true
 	}
-	if raw == nil {
+	if op.value == nil {
 		return false, true
 	}
-	want, ok := (valueDecoder{raw: true}).decode(*raw)
+	want, ok := (valueDecoder{raw: true}).decode(op.value)
 	if !ok {
 		return false, false
 	}
