@@ -33,12 +33,19 @@ func (n *node) knownFields(v any, depth int) bool {
 		if !ok {
 			return true
 		}
-		for k := range m {
+		for k, e := range m {
 			if _, known := n.names[k]; !known || k == "-" {
 				return false
 			}
+			// Only maps and slices hold structs.
+			switch e.(type) {
+			case map[string]any, []any:
+				if f := n.fieldNamed(k); f != nil && !f.knownFields(e, depth+1) {
+					return false
+				}
+			}
 		}
-		return n.knownStructFields(m, depth)
+		return true
 	case pointerKind:
 		return n.elem.knownFields(v, depth)
 	case sliceKind:
@@ -59,20 +66,20 @@ func (n *node) knownFields(v any, depth int) bool {
 	return true
 }
 
-// knownStructFields is knownFields for the fields of struct plan n (and
-// its inlined structs) read from m.
-func (n *node) knownStructFields(m map[string]any, depth int) bool {
+// fieldNamed returns the plan of the field of struct plan n (or of its
+// inlined structs) named name; nil if none.
+func (n *node) fieldNamed(name string) *node {
 	for i := range n.fields {
 		f := &n.fields[i]
 		if f.name == "" {
-			if !f.node.knownStructFields(m, depth+1) {
-				return false
+			if found := f.node.fieldNamed(name); found != nil {
+				return found
 			}
 			continue
 		}
-		if e, ok := m[f.name]; ok && e != nil && !f.node.knownFields(e, depth+1) {
-			return false
+		if f.name == name {
+			return f.node
 		}
 	}
-	return true
+	return nil
 }
