@@ -28,7 +28,12 @@ const MaxCopyBytes = 3 << 20
 // patcher does: strictly into the Go type of a built-in kind, as
 // unstructured content otherwise. A patch whose test operation fails leaves
 // the object unchanged: object itself is returned, with no error. object is
-// not modified.
+// not modified, and a result other than object shares nothing with it (a
+// webhook's Defaulter modifies it).
+//
+// Patches of add, replace and remove operations (and tests before them)
+// are applied without JSON when the outcome is certain (fastJSONPatch); the
+// others through JSON, as kube-apiserver applies them.
 func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, builtin bool) (map[string]any, error) {
 	tk, err := builtinTypes()
 	if err != nil {

@@ -14,7 +14,8 @@ import (
 )
 
 // fastJSONPatch is JSONPatch without JSON: the operations applied to a copy
-// of object made only along the paths they touch (the rest shared), when
+// of object made only along the paths they touch (the rest shared until the
+// result is built, which shares nothing with object), when
 // every operation is an add, replace or remove, or a test before them, with
 // json-patch v4.13.0's semantics (quirks included: a replace of a missing
 // key adds it, an add at index -1 appends, negative indices count from the
@@ -80,12 +81,55 @@ func (t *typedKinds) fastJSONPatch(ops []byte, object map[string]any, gvk schema
 	if !decodesUnstructured(a.root) {
 		return nil, false
 	}
-	if !a.isOwned(a.root) {
-		// A new map, as the exact path's: the caller may tell an
-		// unchanged object by its identity.
-		a.root = cloneMap(a.root)
+	// The result shares nothing with object, as the exact path's: callers
+	// modify it (a webhook's Defaulter) and tell an unchanged object by
+	// its identity.
+	return a.unshare(a.root).(map[string]any), true
+}
+
+// unshare returns v with every map and slice the patcher does not own
+// copied: a result that shares nothing with the object patched. The
+// patcher's own containers (which hold the changes) are kept.
+func (a *patcher) unshare(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		if !a.isOwned(x) {
+			return deepCopyJSON(x)
+		}
+		for k, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				x[k] = a.unshare(e)
+			}
+		}
+	case []any:
+		if !a.isOwned(x) {
+			return deepCopyJSON(x)
+		}
+		for i, e := range x {
+			x[i] = a.unshare(e)
+		}
 	}
-	return a.root, true
+	return v
+}
+
+// deepCopyJSON copies v, unstructured content of JSON's types.
+func deepCopyJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopyJSON(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = deepCopyJSON(e)
+		}
+		return s
+	}
+	return v
 }
 
 // patcher applies operations to root copy-on-write.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -86,10 +87,41 @@ func agreeFast(tb testing.TB, ops []byte, object map[string]any, gvk schema.Grou
 	if !reflect.DeepEqual(fast, want) {
 		tb.Fatalf("patch %s on %v:\nfast:  %#v\nexact: %#v", ops, gvk, fast, want)
 	}
-	if same, wantSame := sameMap(fast, object), sameMap(want, object); same != wantSame {
+	same, wantSame := sameMap(fast, object), sameMap(want, object)
+	if same != wantSame {
 		tb.Fatalf("patch %s: fast path returns the object itself: %v, exact path: %v", ops, same, wantSame)
 	}
+	if !same {
+		containers := map[unsafe.Pointer]bool{}
+		walkContainers(object, func(p unsafe.Pointer) { containers[p] = true })
+		walkContainers(fast, func(p unsafe.Pointer) {
+			if containers[p] {
+				tb.Fatalf("patch %s: the result shares a map or slice with the object", ops)
+			}
+		})
+	}
 	return true
+}
+
+// walkContainers calls f with the identity of every map and non-empty
+// slice of v.
+func walkContainers(v any, f func(unsafe.Pointer)) {
+	switch x := v.(type) {
+	case map[string]any:
+		if x != nil {
+			f(reflect.ValueOf(x).UnsafePointer())
+		}
+		for _, e := range x {
+			walkContainers(e, f)
+		}
+	case []any:
+		if len(x) > 0 {
+			f(unsafe.Pointer(&x[0]))
+		}
+		for _, e := range x {
+			walkContainers(e, f)
+		}
+	}
 }
 
 func sameMap(a, b map[string]any) bool {
