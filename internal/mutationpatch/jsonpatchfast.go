@@ -16,7 +16,7 @@ import (
 // fastJSONPatch is JSONPatch without JSON: the operations applied to a copy
 // of object made only along the paths they touch (the rest shared until the
 // result is built, which shares nothing with object), when
-// every operation is an add, replace or remove, or a test before them, with
+// every operation is an add, replace, remove or test, with
 // json-patch v4.13.0's semantics (quirks included: a replace of a missing
 // key adds it, an add at index -1 appends, negative indices count from the
 // end, what precedes a path's first "/" is ignored). The values are decoded
@@ -48,10 +48,11 @@ func (t *typedKinds) fastJSONPatch(ops []byte, object map[string]any, gvk schema
 	for _, op := range p {
 		switch kind := op.kind; kind {
 		case "test":
-			if mutated {
-				// After a change json-patch compares what it holds
-				// of the change (null values, raw texts): not
-				// followed.
+			if mutated && a.altered {
+				// json-patch compares the texts of the values it
+				// added, and tells a null value from an absent one:
+				// followed only when they are the texts of the
+				// values and no null was set.
 				return nil, false
 			}
 			pass, ok := a.test(op)
@@ -140,6 +141,10 @@ type patcher struct {
 	// owned are the maps and slices made by this patch (first elements
 	// of slices), which it may modify in place.
 	owned []unsafe.Pointer
+	// altered tells a value was set whose JSON text is not the one
+	// encoding/json writes for it, or a null value was set explicitly
+	// (json-patch holds it as a node, not as nil).
+	altered bool
 }
 
 func cloneMap(m map[string]any) map[string]any {
@@ -281,8 +286,11 @@ func (a *patcher) mutate(kind string, op patchOp) bool {
 	}
 	var value any
 	if kind != "remove" {
+		if op.hasValue && op.value == nil {
+			a.altered = true
+		}
 		if op.value != nil {
-			if value, ok = (valueDecoder{canonical: a.typed}).decode(op.value); !ok {
+			if value, ok = (valueDecoder{canonical: a.typed, altered: &a.altered}).decode(op.value); !ok {
 				return false
 			}
 		}

@@ -22,6 +22,10 @@ type valueDecoder struct {
 	// raw keeps scalars as their JSON text (rawScalar), as json-patch's
 	// test operation compares them.
 	raw bool
+	// altered, if not nil, is set when a string or number is not written
+	// as encoding/json writes its value (json-patch's test operation
+	// compares texts).
+	altered *bool
 }
 
 // rawScalar is the JSON text of a string, number or boolean.
@@ -65,6 +69,9 @@ func (d valueDecoder) value(b []byte, i, depth int) (any, int, bool) {
 			return rawScalar(b[i:end]), end, true
 		}
 		s, ok := unquote(b[i:end])
+		if ok && d.altered != nil && !canonicalString(b[i:end], s) {
+			*d.altered = true
+		}
 		return s, end, ok
 	case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
 		if d.raw {
@@ -166,20 +173,39 @@ func (d valueDecoder) array(b []byte, i, depth int) (any, int, bool) {
 // an int64 when it has no "." and fits, a float64 otherwise (out of range,
 // an error).
 func (d valueDecoder) number(s string) (any, bool) {
+	var v any
+	var canonical bool
 	if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-		return i, !d.canonical || strconv.FormatInt(i, 10) == s
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil, false
-	}
-	if d.canonical {
-		b, err := json.Marshal(f)
-		if err != nil || string(b) != s {
+		v, canonical = i, strconv.FormatInt(i, 10) == s
+	} else {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
 			return nil, false
 		}
+		b, err := json.Marshal(f)
+		v, canonical = f, err == nil && string(b) == s
 	}
-	return f, true
+	if !canonical {
+		if d.canonical {
+			return nil, false
+		}
+		if d.altered != nil {
+			*d.altered = true
+		}
+	}
+	return v, true
+}
+
+// canonicalString tells q, a JSON string, is the text encoding/json writes
+// for s, its value.
+func canonicalString(q []byte, s string) bool {
+	for _, c := range q[1 : len(q)-1] {
+		if c == '\\' || c == '<' || c == '>' || c == '&' || c < 0x20 || c >= 0x80 {
+			b, err := json.Marshal(s)
+			return err == nil && bytes.Equal(b, q)
+		}
+	}
+	return true
 }
 
 // stringEnd returns the index after the JSON string starting at b[i].
