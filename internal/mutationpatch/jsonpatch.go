@@ -31,9 +31,9 @@ const MaxCopyBytes = 3 << 20
 // not modified, and a result other than object shares nothing with it (a
 // webhook's Defaulter modifies it).
 //
-// Patches of add, replace and remove operations (and tests before them)
-// are applied without JSON when the outcome is certain (fastJSONPatch); the
-// others through JSON, as kube-apiserver applies them.
+// Patches of add, replace, remove and test operations are applied without
+// JSON when the outcome is certain (fastJSONPatch); the others through
+// JSON, as kube-apiserver applies them.
 func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, builtin bool) (map[string]any, error) {
 	tk, err := builtinTypes()
 	if err != nil {

@@ -147,6 +147,7 @@ type patcher struct {
 	altered bool
 }
 
+// cloneMap is a shallow copy of m, with room for one more key.
 func cloneMap(m map[string]any) map[string]any {
 	c := make(map[string]any, len(m)+1)
 	for k, v := range m {
@@ -155,6 +156,8 @@ func cloneMap(m map[string]any) map[string]any {
 	return c
 }
 
+// identity is what tells the patcher's own containers: a map's pointer, a
+// non-empty slice's first element's; nil otherwise.
 func identity(c any) unsafe.Pointer {
 	switch x := c.(type) {
 	case map[string]any:
@@ -167,6 +170,7 @@ func identity(c any) unsafe.Pointer {
 	return nil
 }
 
+// isOwned tells c is a map or a slice the patcher made.
 func (a *patcher) isOwned(c any) bool {
 	id := identity(c)
 	return id != nil && slices.Contains(a.owned, id)
