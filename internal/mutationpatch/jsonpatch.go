@@ -28,12 +28,26 @@ const MaxCopyBytes = 3 << 20
 // patcher does: strictly into the Go type of a built-in kind, as
 // unstructured content otherwise. A patch whose test operation fails leaves
 // the object unchanged: object itself is returned, with no error. object is
-// not modified.
+// not modified, and a result other than object shares nothing with it (a
+// webhook's Defaulter modifies it).
+//
+// Patches of add, replace, remove and test operations are applied without
+// JSON when the outcome is certain (fastJSONPatch); the others through
+// JSON, as kube-apiserver applies them.
 func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, builtin bool) (map[string]any, error) {
 	tk, err := builtinTypes()
 	if err != nil {
 		return nil, err
 	}
+	if out, ok := tk.fastJSONPatch(ops, object, gvk, builtin); ok {
+		return out, nil
+	}
+	return tk.exactJSONPatch(ops, object, gvk, builtin)
+}
+
+// exactJSONPatch is JSONPatch through JSON, as kube-apiserver does it:
+// its results and errors are kube-apiserver's.
+func (t *typedKinds) exactJSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, builtin bool) (map[string]any, error) {
 	p, err := jsonpatch.DecodePatch(ops)
 	if err != nil {
 		return nil, fmt.Errorf("JSON Patch: %w", err)
@@ -53,21 +67,21 @@ func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, b
 		}
 		return nil, fmt.Errorf("JSON Patch: %w", err)
 	}
-	if !builtin || !tk.isTyped(gvk) {
+	if !builtin || !t.isTyped(gvk) {
 		u := &unstructured.Unstructured{}
-		if _, _, err := tk.strict.Decode(patched, nil, u); err != nil {
+		if _, _, err := t.strict.Decode(patched, nil, u); err != nil {
 			return nil, apierrors.NewInternalError(err)
 		}
 		return u.Object, nil
 	}
-	out, err := tk.decodeStrict(gvk, patched)
+	out, err := t.decodeStrict(gvk, patched)
 	if err != nil {
 		// The error lists unknown fields in the document's order, which
 		// is the Go type's field order where kube-apiserver encoded the
 		// typed object: rebuild the document that way to say the same.
-		if doc, derr := tk.encode(gvk, object); derr == nil {
+		if doc, derr := t.encode(gvk, object); derr == nil {
 			if patched, perr := applyBounded(p, doc); perr == nil {
-				if _, err2 := tk.decodeStrict(gvk, patched); err2 != nil {
+				if _, err2 := t.decodeStrict(gvk, patched); err2 != nil {
 					err = err2
 				}
 			}
@@ -76,7 +90,7 @@ func JSONPatch(ops []byte, object map[string]any, gvk schema.GroupVersionKind, b
 	}
 	// dispatchOne converts the patcher's result to the admitted version,
 	// which sets its apiVersion and kind.
-	if out, err = tk.scheme.UnsafeConvertToVersion(out, gvk.GroupVersion()); err != nil {
+	if out, err = t.scheme.UnsafeConvertToVersion(out, gvk.GroupVersion()); err != nil {
 		return nil, err
 	}
 	return runtime.DefaultUnstructuredConverter.ToUnstructured(out)
