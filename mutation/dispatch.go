@@ -500,7 +500,17 @@ func (s *state) dispatch(ctx context.Context, invocations []*invocation) (*unstr
 		rc.requireReinvokingPrevious()
 	}
 	if s.req.Reinvocation != nil {
-		defer func() { rc.lastOutput, _ = deepCopyJSON(current).(map[string]any) }()
+		defer func() {
+			// lastOutput is read once, at the start of the reinvocation, to
+			// make the previously invoked IfNeeded invocations eligible if
+			// the object changed: without any (or in the reinvocation
+			// itself) it is never read, and the object is not copied.
+			if rc.isReinvoke || len(rc.previous) == 0 {
+				rc.lastOutput = nil
+				return
+			}
+			rc.lastOutput, _ = deepCopyJSON(current).(map[string]any)
+		}()
 	}
 
 	// The namespace object, for namespaced requests (a Namespace's own
