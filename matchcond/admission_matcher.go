@@ -216,7 +216,6 @@ func (m *AdmissionMatcher) activation(ctx context.Context, a *AdmissionAttribute
 		Ctx:          ctx,
 		Object:       objectToVal(a.Object),
 		OldObject:    objectToVal(a.OldObject),
-		Request:      admissioncel.TypedToVal(a.Request),
 		Namespace:    types.NullValue, // always null in match conditions
 		Authorizer:   a.Authorizer,
 		AuthzRequest: a.Request,

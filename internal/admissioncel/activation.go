@@ -12,7 +12,8 @@ import (
 
 // Activation resolves the names of one evaluation of admission expressions,
 // as kube-apiserver's evaluation activation does: object, oldObject,
-// params, request and namespaceObject as given, authorizer and
+// params, request and namespaceObject as given (request, if nil, built from
+// AuthzRequest on first use: most expressions never read it), authorizer and
 // authorizer.requestResource built on first use (undeclared at run time
 // without an Authorizer), and variables (null when nil).
 type Activation struct {
@@ -41,6 +42,9 @@ func (a *Activation) ResolveName(name string) (any, bool) {
 	case ParamsVarName:
 		return a.Params, true
 	case RequestVarName:
+		if a.Request == nil {
+			a.Request = TypedToVal(a.AuthzRequest)
+		}
 		return a.Request, true
 	case NamespaceVarName:
 		return a.Namespace, true

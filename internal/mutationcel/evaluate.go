@@ -190,7 +190,6 @@ func (p *Policy) activation(ctx context.Context, in *Input) *admissioncel.Activa
 		Ctx:          ctx,
 		Object:       admissioncel.AdmittedVal(in.Object, in.TypedView),
 		OldObject:    admissioncel.AdmittedVal(in.OldObject, in.TypedView),
-		Request:      admissioncel.TypedToVal(in.Request),
 		Namespace:    types.NullValue,
 		Authorizer:   in.Authorizer,
 		AuthzRequest: in.Request,
