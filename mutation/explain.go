@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/typednormal"
 )
 
 // Trace tells what Explain's admission did with a request: for each policy,
@@ -161,26 +163,4 @@ func (t *Trace) String() string {
 
 // deepCopyJSON copies an unstructured value; values of other types are
 // shared (they are never modified).
-func deepCopyJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		if x == nil {
-			return x
-		}
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopyJSON(e)
-		}
-		return m
-	case []any:
-		if x == nil {
-			return x
-		}
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopyJSON(e)
-		}
-		return l
-	}
-	return v
-}
+func deepCopyJSON(v any) any { return typednormal.DeepCopy(v) }

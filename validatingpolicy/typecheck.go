@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
@@ -65,21 +64,6 @@ func NewCustomResources() *CustomResources {
 	return &CustomResources{kinds: map[schema.GroupVersionKind]customResource{}, mapper: meta.NewDefaultRESTMapper(nil)}
 }
 
-// crdNames is what the type checker reads of a CRD besides its schemas.
-type crdNames struct {
-	Spec struct {
-		Scope string `json:"scope"`
-		Names struct {
-			Plural   string `json:"plural"`
-			Singular string `json:"singular"`
-		} `json:"names"`
-		Versions []struct {
-			Name   string `json:"name"`
-			Served bool   `json:"served"`
-		} `json:"versions"`
-	} `json:"spec"`
-}
-
 // AddCRD adds the served versions of a CustomResourceDefinition
 // (apiextensions.k8s.io/v1, one YAML or JSON document, as kube-apiserver
 // accepted it): their schemas, as kube-apiserver publishes them, and their
@@ -89,19 +73,15 @@ func (r *CustomResources) AddCRD(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("decoding the CRD: %w", err)
 	}
-	var names crdNames
-	if err := yaml.Unmarshal(data, &names); err != nil {
-		return fmt.Errorf("decoding the CRD: %w", err)
-	}
-	if names.Spec.Names.Plural == "" {
+	if crd.Spec.Names.Plural == "" {
 		return fmt.Errorf("CRD %s.%s: spec.names.plural is required", crd.Spec.Names.Kind, crd.Spec.Group)
 	}
-	singular := names.Spec.Names.Singular
+	singular := crd.Spec.Names.Singular
 	if singular == "" {
 		singular = strings.ToLower(crd.Spec.Names.Kind)
 	}
 	scope := meta.RESTScopeNamespace
-	if names.Spec.Scope == "Cluster" {
+	if crd.Spec.Scope == "Cluster" {
 		scope = meta.RESTScopeRoot
 	}
 	r.mu.Lock()
@@ -111,12 +91,12 @@ func (r *CustomResources) AddCRD(data []byte) error {
 			delete(r.kinds, gvk)
 		}
 	}
-	for i, v := range crd.Spec.Versions {
-		if i >= len(names.Spec.Versions) || !names.Spec.Versions[i].Served {
+	for _, v := range crd.Spec.Versions {
+		if !v.Served {
 			continue
 		}
 		gvk := schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind}
-		cr := customResource{plural: names.Spec.Names.Plural, singular: singular, scope: scope}
+		cr := customResource{plural: crd.Spec.Names.Plural, singular: singular, scope: scope}
 		if v.Schema != nil {
 			cr.schema = v.Schema.OpenAPIV3Schema
 		}

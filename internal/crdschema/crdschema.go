@@ -52,14 +52,25 @@ type CRD struct {
 	Kind       string `json:"kind"`
 	Spec       struct {
 		Group string `json:"group"`
+		// Scope and the names' plural and singular say how the CRD's
+		// resources are served (the type checker's and the policy checks'
+		// REST mappings).
+		Scope string `json:"scope"`
 		Names struct {
-			Kind string `json:"kind"`
+			Kind     string `json:"kind"`
+			Plural   string `json:"plural"`
+			Singular string `json:"singular"`
 		} `json:"names"`
 		Versions []struct {
 			Name   string `json:"name"`
+			Served bool   `json:"served"`
 			Schema *struct {
 				OpenAPIV3Schema *Props `json:"openAPIV3Schema"`
 			} `json:"schema"`
+			Subresources struct {
+				Status *struct{} `json:"status"`
+				Scale  *struct{} `json:"scale"`
+			} `json:"subresources"`
 		} `json:"versions"`
 	} `json:"spec"`
 }

@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/typednormal"
 )
 
 // fastJSONPatch is JSONPatch without JSON: the operations applied to a copy
@@ -62,7 +64,7 @@ func (t *typedKinds) fastJSONPatch(ops []byte, object map[string]any, gvk schema
 			if !pass {
 				// The exact path leaves the object as it is, once
 				// its JSON is written.
-				if typed && !marshalable(object, 0) {
+				if typed && !typednormal.Marshalable(object) {
 					return nil, false
 				}
 				return object, true
@@ -396,7 +398,7 @@ func (a *patcher) leaf(kind string, c any, key string, value any) (any, bool) {
 // droppable tells the exact path writes v, a value the patch drops, to
 // JSON: for unstructured content the whole object was checked.
 func (a *patcher) droppable(v any) bool {
-	return !a.typed || marshalable(v, 0)
+	return !a.typed || typednormal.Marshalable(v)
 }
 
 // test applies a test operation to the object as it is: pass tells it
@@ -559,35 +561,6 @@ func jsonStable(v any, depth int) bool {
 		}
 		for _, e := range x {
 			if !jsonStable(e, depth+1) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// marshalable tells encoding/json writes v: JSON's types only, floats
-// finite.
-func marshalable(v any, depth int) bool {
-	if depth > maxValueDepth {
-		return false
-	}
-	switch x := v.(type) {
-	case nil, bool, int64, string:
-		return true
-	case float64:
-		return !math.IsNaN(x) && !math.IsInf(x, 0)
-	case map[string]any:
-		for _, e := range x {
-			if !marshalable(e, depth+1) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, e := range x {
-			if !marshalable(e, depth+1) {
 				return false
 			}
 		}

@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
@@ -32,26 +31,6 @@ func NewKinds() *Kinds {
 	return &Kinds{crdNodes: map[schema.GroupVersionKind]*Node{}, builtin: map[schema.GroupVersionKind]*Node{}}
 }
 
-// crdServing is what the checks read of a CRD besides its schemas.
-type crdServing struct {
-	Spec struct {
-		Group string `json:"group"`
-		Scope string `json:"scope"`
-		Names struct {
-			Plural string `json:"plural"`
-			Kind   string `json:"kind"`
-		} `json:"names"`
-		Versions []struct {
-			Name         string `json:"name"`
-			Served       bool   `json:"served"`
-			Subresources struct {
-				Status *struct{} `json:"status"`
-				Scale  *struct{} `json:"scale"`
-			} `json:"subresources"`
-		} `json:"versions"`
-	} `json:"spec"`
-}
-
 // AddCRD adds the served versions of a CustomResourceDefinition
 // (apiextensions.k8s.io/v1, YAML or JSON): its resources, its status and
 // scale subresources, and its schemas.
@@ -60,16 +39,13 @@ func (k *Kinds) AddCRD(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("decoding the CRD: %w", err)
 	}
-	var s crdServing
-	if err := yaml.Unmarshal(data, &s); err != nil {
-		return fmt.Errorf("decoding the CRD: %w", err)
-	}
+	s := crd
 	if s.Spec.Names.Plural == "" {
 		return fmt.Errorf("CRD %s.%s: spec.names.plural is required", crd.Spec.Names.Kind, crd.Spec.Group)
 	}
 	namespaced := s.Spec.Scope != "Cluster"
 	defer func() { k.served = append(append([]Served(nil), BuiltinServed()...), k.crdServed...) }()
-	for i, v := range s.Spec.Versions {
+	for _, v := range s.Spec.Versions {
 		if !v.Served {
 			continue
 		}
@@ -84,8 +60,8 @@ func (k *Kinds) AddCRD(data []byte) error {
 			add("scale", "autoscaling", "v1", "Scale")
 		}
 		var props *crdschema.Props
-		if i < len(crd.Spec.Versions) && crd.Spec.Versions[i].Schema != nil {
-			props = crd.Spec.Versions[i].Schema.OpenAPIV3Schema
+		if v.Schema != nil {
+			props = v.Schema.OpenAPIV3Schema
 		}
 		k.crdNodes[schema.GroupVersionKind{Group: s.Spec.Group, Version: v.Name, Kind: s.Spec.Names.Kind}] = CRDNode(props)
 	}

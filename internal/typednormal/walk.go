@@ -360,8 +360,11 @@ func (n *node) nullFailsDecoding() bool {
 	return n.kind == durationKind
 }
 
-// marshalable tells whether encoding/json encodes v, an unstructured value,
-// without error.
+// Marshalable tells whether encoding/json encodes v, an unstructured value,
+// without error: JSON's types only, floats finite, at most 1000 levels
+// deep.
+func Marshalable(v any) bool { return marshalable(v, 0) }
+
 func marshalable(v any, depth int) bool {
 	if depth > maxDepth {
 		return false
@@ -396,6 +399,10 @@ func copyZero(zero any, scalar bool) any {
 	}
 	return deepCopy(zero)
 }
+
+// DeepCopy copies an unstructured value (its maps and slices); values of
+// other types are shared, as they are never modified.
+func DeepCopy(v any) any { return deepCopy(v) }
 
 func deepCopy(v any) any {
 	switch x := v.(type) {
