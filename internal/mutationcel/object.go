@@ -3,9 +3,12 @@ package mutationcel
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -43,7 +46,8 @@ func isObjectTypeName(name string) bool {
 // patchTypes is the type provider of Object and JSONPatch over the
 // environment's own provider.
 type patchTypes struct {
-	base types.Provider
+	base    types.Provider
+	objects *objectTypes
 }
 
 var _ types.Provider = patchTypes{}
@@ -51,8 +55,40 @@ var _ types.Provider = patchTypes{}
 // patchTypesOption declares Object and JSONPatch in an environment.
 func patchTypesOption() cel.EnvOption {
 	return func(e *cel.Env) (*cel.Env, error) {
-		return cel.CustomTypeProvider(patchTypes{base: e.CELTypeProvider()})(e)
+		return cel.CustomTypeProvider(patchTypes{base: e.CELTypeProvider(), objects: &objectTypes{}})(e)
 	}
+}
+
+// objectTypes keeps the type of each Object type name an evaluation
+// constructs, so that constructing an Object does not make its type anew:
+// the names are those of the compiled expressions. Reads take no lock.
+type objectTypes struct {
+	mu    sync.Mutex // serializes additions
+	names atomic.Pointer[map[string]*types.Type]
+}
+
+func (o *objectTypes) of(name string) *types.Type {
+	if m := o.names.Load(); m != nil {
+		if t, ok := (*m)[name]; ok {
+			return t
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	old := o.names.Load()
+	if old != nil {
+		if t, ok := (*old)[name]; ok {
+			return t
+		}
+	}
+	next := make(map[string]*types.Type, 1)
+	if old != nil {
+		next = maps.Clone(*old)
+	}
+	t := types.NewObjectType(name)
+	next[name] = t
+	o.names.Store(&next)
+	return t
 }
 
 func (p patchTypes) EnumValue(name string) ref.Val         { return p.base.EnumValue(name) }
@@ -119,7 +155,7 @@ func (p patchTypes) NewValue(name string, fields map[string]ref.Val) ref.Val {
 		return newJSONPatchVal(fields)
 	}
 	if isObjectTypeName(name) {
-		return &objectVal{typ: types.NewObjectType(name), fields: fields}
+		return &objectVal{typ: p.objects.of(name), fields: fields}
 	}
 	return p.base.NewValue(name, fields)
 }
