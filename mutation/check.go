@@ -66,34 +66,31 @@ func (c *Checker) Check(objs *Objects) []Finding {
 	if objs == nil {
 		return nil
 	}
-	in := &policycheck.Input{Kinds: c.kinds, Params: c.params}
-	var policyIndex, bindingIndex []int
+	g := &policycheck.Gathered{Input: policycheck.Input{Kinds: c.kinds, Params: c.params}}
 	for i, p := range objs.Policies {
 		if p != nil {
-			in.Policies = append(in.Policies, checkedPolicy(p))
-			policyIndex = append(policyIndex, i)
+			g.AddPolicy(i, checkedPolicy(p))
 		}
 	}
 	for i, b := range objs.Bindings {
-		if b == nil {
-			continue
+		if b != nil {
+			g.AddBinding(i, kindBinding, b.Name, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources)
 		}
-		bindingIndex = append(bindingIndex, i)
-		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
 	}
-	findings := policycheck.Check(in)
-	for i := range in.Policies {
-		p := &in.Policies[i]
+	findings := policycheck.Check(&g.Input)
+	for i := range g.Policies {
+		p := &g.Policies[i]
+		policy := objs.Policies[g.PolicyIndex(i)]
 		gvks := policycheck.MatchedKinds(p.MatchConstraints, c.kinds)
-		for _, f := range checkPatches(objs.Policies[policyIndex[i]], p, c.schemas, gvks) {
+		for _, f := range checkPatches(policy, p, c.schemas, gvks) {
 			f.Index = i
 			findings = append(findings, f)
 		}
-		for _, f := range checkJSONPatches(objs.Policies[policyIndex[i]], p, c.kinds, gvks) {
+		for _, f := range checkJSONPatches(policy, p, c.kinds, gvks) {
 			f.Index = i
 			findings = append(findings, f)
 		}
-		for _, f := range checkIdempotence(objs.Policies[policyIndex[i]], c.kinds, c.schemas, gvks) {
+		for _, f := range checkIdempotence(policy, c.kinds, c.schemas, gvks) {
 			f.Index = i
 			findings = append(findings, f)
 		}
@@ -101,13 +98,7 @@ func (c *Checker) Check(objs *Objects) []Finding {
 	slices.SortStableFunc(findings, func(a, b Finding) int {
 		return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Index, b.Index))
 	})
-	for i := range findings {
-		if findings[i].Kind == kindPolicy {
-			findings[i].Index = policyIndex[findings[i].Index]
-		} else {
-			findings[i].Index = bindingIndex[findings[i].Index]
-		}
-	}
+	g.Restore(findings, kindPolicy)
 	return findings
 }
 
@@ -118,25 +109,15 @@ func checkedPolicy(p *admissionregistrationv1.MutatingAdmissionPolicy) policyche
 		FailurePolicyIgnore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionregistrationv1.Ignore,
 		IfNeeded:            p.Spec.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy,
 	}
+	out.AddConditionsAndVariables(p.Spec.MatchConditions, p.Spec.Variables)
 	spec := field.NewPath("spec")
-	add := func(kind policycheck.ExprKind, path *field.Path, text, name string) {
-		if text != "" {
-			out.Expressions = append(out.Expressions, policycheck.Expression{Kind: kind, Field: path.String(), Text: text, Name: name})
-		}
-	}
-	for i, m := range p.Spec.MatchConditions {
-		add(policycheck.MatchCondition, spec.Child("matchConditions").Index(i).Child("expression"), m.Expression, "")
-	}
-	for i, v := range p.Spec.Variables {
-		add(policycheck.Variable, spec.Child("variables").Index(i).Child("expression"), v.Expression, v.Name)
-	}
 	for i, m := range p.Spec.Mutations {
 		path := spec.Child("mutations").Index(i)
 		if m.ApplyConfiguration != nil {
-			add(policycheck.ApplyConfiguration, path.Child("applyConfiguration", "expression"), m.ApplyConfiguration.Expression, "")
+			out.AddExpression(policycheck.ApplyConfiguration, path.Child("applyConfiguration", "expression"), m.ApplyConfiguration.Expression, "")
 		}
 		if m.JSONPatch != nil {
-			add(policycheck.JSONPatch, path.Child("jsonPatch", "expression"), m.JSONPatch.Expression, "")
+			out.AddExpression(policycheck.JSONPatch, path.Child("jsonPatch", "expression"), m.JSONPatch.Expression, "")
 		}
 	}
 	return out

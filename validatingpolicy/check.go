@@ -58,29 +58,19 @@ func (c *Checker) Check(objs *Objects) []Finding {
 	if objs == nil {
 		return nil
 	}
-	in := &policycheck.Input{Kinds: c.kinds, Params: c.params}
-	var policyIndex, bindingIndex []int
+	g := &policycheck.Gathered{Input: policycheck.Input{Kinds: c.kinds, Params: c.params}}
 	for i, p := range objs.Policies {
 		if p != nil {
-			in.Policies = append(in.Policies, checkedPolicy(p))
-			policyIndex = append(policyIndex, i)
+			g.AddPolicy(i, checkedPolicy(p))
 		}
 	}
 	for i, b := range objs.Bindings {
-		if b == nil {
-			continue
-		}
-		bindingIndex = append(bindingIndex, i)
-		in.Bindings = append(in.Bindings, policycheck.Binding{Kind: kindBinding, Name: b.Name, PolicyName: b.Spec.PolicyName, ParamRef: b.Spec.ParamRef, MatchResources: b.Spec.MatchResources})
-	}
-	findings := policycheck.Check(in)
-	for i := range findings {
-		if findings[i].Kind == kindPolicy {
-			findings[i].Index = policyIndex[findings[i].Index]
-		} else {
-			findings[i].Index = bindingIndex[findings[i].Index]
+		if b != nil {
+			g.AddBinding(i, kindBinding, b.Name, b.Spec.PolicyName, b.Spec.ParamRef, b.Spec.MatchResources)
 		}
 	}
+	findings := policycheck.Check(&g.Input)
+	g.Restore(findings, kindPolicy)
 	return findings
 }
 
@@ -90,24 +80,14 @@ func checkedPolicy(p *admissionregistrationv1.ValidatingAdmissionPolicy) policyc
 		Kind: kindPolicy, Name: p.Name, MatchConstraints: p.Spec.MatchConstraints, ParamKind: p.Spec.ParamKind,
 		FailurePolicyIgnore: p.Spec.FailurePolicy != nil && *p.Spec.FailurePolicy == admissionregistrationv1.Ignore,
 	}
+	out.AddConditionsAndVariables(p.Spec.MatchConditions, p.Spec.Variables)
 	spec := field.NewPath("spec")
-	add := func(kind policycheck.ExprKind, path *field.Path, text, name string) {
-		if text != "" {
-			out.Expressions = append(out.Expressions, policycheck.Expression{Kind: kind, Field: path.String(), Text: text, Name: name})
-		}
-	}
-	for i, m := range p.Spec.MatchConditions {
-		add(policycheck.MatchCondition, spec.Child("matchConditions").Index(i).Child("expression"), m.Expression, "")
-	}
-	for i, v := range p.Spec.Variables {
-		add(policycheck.Variable, spec.Child("variables").Index(i).Child("expression"), v.Expression, v.Name)
-	}
 	for i, v := range p.Spec.Validations {
-		add(policycheck.Validation, spec.Child("validations").Index(i).Child("expression"), v.Expression, "")
-		add(policycheck.MessageExpression, spec.Child("validations").Index(i).Child("messageExpression"), v.MessageExpression, "")
+		out.AddExpression(policycheck.Validation, spec.Child("validations").Index(i).Child("expression"), v.Expression, "")
+		out.AddExpression(policycheck.MessageExpression, spec.Child("validations").Index(i).Child("messageExpression"), v.MessageExpression, "")
 	}
 	for i, a := range p.Spec.AuditAnnotations {
-		add(policycheck.AuditAnnotation, spec.Child("auditAnnotations").Index(i).Child("valueExpression"), a.ValueExpression, "")
+		out.AddExpression(policycheck.AuditAnnotation, spec.Child("auditAnnotations").Index(i).Child("valueExpression"), a.ValueExpression, "")
 	}
 	return out
 }
