@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
 )
 
 // Request is what matching reads of one admission request. The caller builds
@@ -41,8 +43,14 @@ type Request struct {
 	// Object and OldObject are the new and the old object; nil when the
 	// request has none (DELETE has only OldObject). Only their labels are
 	// read (through meta.Accessor); an object that has no metadata has no
-	// labels.
+	// labels, and no object selector but an empty one matches it.
 	Object, OldObject runtime.Object
+	// WithoutMetadata says that the objects, whatever their Go type, are of
+	// a kind without metadata (an options kind such as an aggregated API's
+	// connect options), which kube-apiserver holds typed and whose labels
+	// its accessor cannot read. The built-in kinds without metadata
+	// (PodExecOptions, ...) are known from Kind without it.
+	WithoutMetadata bool
 
 	// Namespaces looks up the labels of the request's namespace, for the
 	// namespaceSelectors that need them. nil fails such requests with an
@@ -126,6 +134,10 @@ type objectLabels struct {
 
 func (r *Request) objectLabels() *objectLabels {
 	r.objectsOnce.Do(func() {
+		if r.WithoutMetadata || builtintypes.WithoutMetadata(r.Kind) {
+			// kube-apiserver holds such an object typed: no labels.
+			return
+		}
 		r.objects.newLabels, r.objects.hasNew = labelsOf(r.Object)
 		r.objects.oldLabels, r.objects.hasOld = labelsOf(r.OldObject)
 	})

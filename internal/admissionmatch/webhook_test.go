@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -93,6 +94,8 @@ func TestWebhookRules(t *testing.T) {
 func TestWebhookSelectors(t *testing.T) {
 	allRules := []admissionregistrationv1.RuleWithOperations{ruleOf([]string{"*"}, []string{"*"}, []string{"*"}, []string{"*/*"})}
 	notFound := apierrors.NewNotFound(corev1.Resource("namespaces"), "gone")
+	// notApp matches every object with metadata that has no app label.
+	notApp := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "app", Operator: metav1.LabelSelectorOpDoesNotExist}}}
 	tests := []struct {
 		name    string
 		ns, obj *metav1.LabelSelector
@@ -138,6 +141,20 @@ func TestWebhookSelectors(t *testing.T) {
 		{"typed nil object", everything, web, func(r *Request) { r.Object = (*corev1.Pod)(nil) }, false, ReasonObjectSelector, "", 0},
 		{"object without metadata", everything, web, func(r *Request) { r.Object = &metav1.Status{} }, false, ReasonObjectSelector, "", 0},
 		{"nil object selector", everything, nil, nil, false, ReasonObjectSelector, "", 0},
+		// kube-apiserver holds a CONNECT's options typed: its accessor fails
+		// whatever the object's unstructured form says.
+		{"a built-in kind without metadata, unstructured", everything, notApp, func(r *Request) {
+			r.Operation, r.Subresource, r.Kind = admissionv1.Connect, "exec", corev1.SchemeGroupVersion.WithKind("PodExecOptions")
+			r.Object = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "PodExecOptions", "stdout": true}}
+		}, false, ReasonObjectSelector, "", 0},
+		{"a built-in kind without metadata matches the empty selector", everything, everything, func(r *Request) {
+			r.Operation, r.Subresource, r.Kind = admissionv1.Connect, "exec", corev1.SchemeGroupVersion.WithKind("PodExecOptions")
+			r.Object = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "PodExecOptions"}}
+		}, true, ReasonMatched, "", 0},
+		{"objects said to be without metadata", everything, web, func(r *Request) { r.WithoutMetadata = true }, false, ReasonObjectSelector, "", 0},
+		{"a pod without metadata in its content still has it", everything, notApp, func(r *Request) {
+			r.Object = &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Pod"}}
+		}, true, ReasonMatched, "", 0},
 		{"invalid object selector", everything, badLabel, nil, false, ReasonError, "Internal error occurred: key: Invalid value: \"bad key!\"", http.StatusInternalServerError},
 		{"a selector that does not match wins over errors", badLabel, prod, nil, false, ReasonObjectSelector, "", 0},
 		{"namespace errors before object errors", prod, badLabel, func(r *Request) { r.Namespace = "gone" }, false, ReasonError, notFound.Error(), http.StatusNotFound},

@@ -8,6 +8,7 @@ package builtintypes
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
@@ -66,7 +67,9 @@ import (
 	storagemigrationv1 "k8s.io/api/storagemigration/v1"
 	storagemigrationv1beta1 "k8s.io/api/storagemigration/v1beta1"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // Scheme returns the scheme, built once. It must not be modified.
@@ -134,4 +137,27 @@ var Scheme = sync.OnceValues(func() (*runtime.Scheme, error) {
 		}
 	}
 	return s, nil
+})
+
+// WithoutMetadata reports whether gvk is a built-in kind whose Go type has
+// no object metadata (an options kind such as PodExecOptions, a list, a
+// review): kube-apiserver's metadata accessor fails on its objects, so no
+// object selector but an empty one matches them. Unknown kinds (custom
+// resources, held unstructured) have metadata.
+func WithoutMetadata(gvk schema.GroupVersionKind) bool {
+	return withoutMetadata()[gvk]
+}
+
+var withoutMetadata = sync.OnceValue(func() map[schema.GroupVersionKind]bool {
+	s, err := Scheme()
+	if err != nil {
+		return nil
+	}
+	out := map[schema.GroupVersionKind]bool{}
+	for gvk, t := range s.AllKnownTypes() {
+		if _, err := meta.Accessor(reflect.New(t).Interface()); err != nil {
+			out[gvk] = true
+		}
+	}
+	return out
 })
