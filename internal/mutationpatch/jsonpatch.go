@@ -106,14 +106,19 @@ func (t *typedKinds) decodeStrict(gvk schema.GroupVersionKind, doc []byte) (runt
 	}
 	out, _, err := t.strict.Decode(doc, nil, into)
 	if err != nil {
-		if runtime.IsNotRegisteredError(err) {
-			// The error names the scheme: kube-apiserver's is its
-			// legacyscheme.
-			err = errors.New(strings.Replace(err.Error(), fmt.Sprintf("in scheme %q", t.scheme.Name()), fmt.Sprintf("in scheme %q", kubeSchemeName), 1))
-		}
-		return nil, apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(KubeSchemeError(err, t.scheme))
 	}
 	return out, nil
+}
+
+// KubeSchemeError is err, an error of scheme s, as kube-apiserver writes
+// it: a kind not registered names kube-apiserver's scheme (legacyscheme),
+// not s.
+func KubeSchemeError(err error, s *runtime.Scheme) error {
+	if !runtime.IsNotRegisteredError(err) {
+		return err
+	}
+	return errors.New(strings.Replace(err.Error(), fmt.Sprintf("in scheme %q", s.Name()), fmt.Sprintf("in scheme %q", kubeSchemeName), 1))
 }
 
 // kubeSchemeName is the name of kube-apiserver's scheme (legacyscheme) in
@@ -190,6 +195,20 @@ func apply(p jsonpatch.Patch, doc []byte) (out []byte, err error) {
 // panicError is the error of a patch that made json-patch panic: returned
 // as it is, not wrapped as json-patch's errors are.
 type panicError struct{ *apierrors.StatusError }
+
+// ApplyJSON applies p to the JSON document doc as kube-apiserver's
+// admission webhook dispatcher does (json-patch v4), its copy operations
+// bounded to MaxCopyBytes in all. It returns the patched document; its
+// errors are json-patch's (jsonpatch.ErrTestFailed among them), or an
+// *apierrors.StatusError for a patch that made json-patch panic.
+func ApplyJSON(p jsonpatch.Patch, doc []byte) ([]byte, error) {
+	out, err := applyBounded(p, doc)
+	var pe *panicError
+	if errors.As(err, &pe) {
+		return nil, pe.StatusError
+	}
+	return out, err
+}
 
 func (e *panicError) Unwrap() error { return e.StatusError }
 
