@@ -152,6 +152,12 @@ type Webhook struct {
 	// parsed (labels.Nothing for a nil selector, as kube-apiserver parses
 	// them).
 	NamespaceSelector, ObjectSelector labels.Selector
+	// Static is true for a webhook loaded from a static manifests directory
+	// (set by the loader): kube-apiserver calls the static webhooks before
+	// those registered through the API, and only the static ones for
+	// requests on admission configuration objects (webhook configurations,
+	// admission policies and their bindings).
+	Static bool
 }
 
 // Name is the webhook's name.
@@ -211,6 +217,9 @@ func bindingReferences[P, B metav1.Object](policies []P, bindings []B, policyNam
 func (m *Manifests) prepare() error {
 	var err error
 	m.webhooks, err = webhooksOf(m.validatingWebhookConfigurations, m.mutatingWebhookConfigurations, "manifest/")
+	for i := range m.webhooks {
+		m.webhooks[i].Static = true
+	}
 	return err
 }
 

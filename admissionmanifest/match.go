@@ -39,10 +39,24 @@ type Request struct {
 	Options  runtime.Object
 	// Object and OldObject are the new and the old object (nil when the
 	// request has none). The selectors read their labels; the match
-	// conditions see them as object and oldObject, as given: a caller that
-	// matches webhooks through equivalent resources of another version
-	// converts them first if its conditions depend on the version.
+	// conditions see them as object and oldObject, in the version Versioned
+	// gives.
 	Object, OldObject runtime.Object
+	// WithoutMetadata says that the objects are of a kind without metadata
+	// (an aggregated API's options kind, say), which kube-apiserver holds
+	// typed and whose labels it cannot read: no objectSelector but an empty
+	// one matches them. Built-in kinds without metadata (PodExecOptions and
+	// the other options kinds) are known from Kind without it.
+	WithoutMetadata bool
+	// Versioned returns the objects in the version of kind, for the match
+	// conditions of a webhook matched through an equivalent resource of
+	// another version: kube-apiserver converts the objects to the matched
+	// version before it evaluates the conditions. Its error fails the
+	// request with an internal error, as kube-apiserver's does. nil: the
+	// conditions see Object and OldObject as they are (which is right when
+	// no webhook matches through another version). Package admissionwebhook
+	// sets it from its Converter.
+	Versioned func(kind schema.GroupVersionKind) (object, oldObject runtime.Object, err error)
 }
 
 // NamespaceLookup returns the labels of a namespace, for namespaceSelectors,
@@ -75,9 +89,11 @@ type MatchOptions struct {
 	// Authorizer backs the match conditions' authorizer variables; nil
 	// leaves them undefined.
 	Authorizer matchcond.Authorizer
-	// API makes the webhooks behave as webhooks registered through the API
-	// rather than static ones: they do not see the admission-configuration
-	// objects (webhook configurations, admission policies and bindings).
+	// API makes the webhooks that are not Static behave as webhooks
+	// registered through the API: they do not see the
+	// admission-configuration objects (webhook configurations, admission
+	// policies and bindings). Without it every webhook behaves as a static
+	// one.
 	API bool
 	// ExcludedResources are resources no webhook sees; nil is
 	// kube-apiserver's list (the authentication and authorization reviews).
@@ -106,8 +122,8 @@ type WebhookMatcher struct {
 	o          MatchOptions
 }
 
-// WebhookMatcher compiles the loaded webhooks (Webhooks) for matching,
-// as static webhooks unless o.API is set.
+// WebhookMatcher compiles the loaded webhooks (Webhooks, all Static) for
+// matching.
 func (m *Manifests) WebhookMatcher(o MatchOptions) (*WebhookMatcher, error) {
 	return NewWebhookMatcher(m.webhooks, o)
 }
@@ -124,12 +140,12 @@ func NewWebhookMatcher(webhooks []Webhook, o MatchOptions) (*WebhookMatcher, err
 	m := &WebhookMatcher{webhooks: append([]Webhook(nil), webhooks...), o: o}
 	hooks := make([]admissionmatch.Hook, len(m.webhooks))
 	m.conditions = make([]*matchcond.AdmissionMatcher, len(m.webhooks))
-	ao := admissionmatch.Options{Static: !o.API, ExcludedResources: o.ExcludedResources}
-	if o.NoExemptions {
-		ao = admissionmatch.Options{Static: true, ExcludedResources: []schema.GroupResource{}}
-	}
 	for i := range m.webhooks {
 		w := &m.webhooks[i]
+		ao := admissionmatch.Options{Static: w.Static || !o.API, ExcludedResources: o.ExcludedResources}
+		if o.NoExemptions {
+			ao = admissionmatch.Options{Static: true, ExcludedResources: []schema.GroupResource{}}
+		}
 		var criteria admissionmatch.WebhookCriteria
 		var conditions []admissionregistrationv1.MatchCondition
 		var failurePolicy *admissionregistrationv1.FailurePolicyType
@@ -258,10 +274,21 @@ func (m *WebhookMatcher) conditionsOf(ctx context.Context, i int, r *Request, re
 	if res.Err != nil || m.conditions[i] == nil {
 		return match, true
 	}
+	object, old := r.Object, r.OldObject
+	if r.Versioned != nil {
+		var err error
+		if object, old, err = r.Versioned(res.Kind); err != nil {
+			match.Err = apierrors.NewInternalError(err)
+			if x != nil {
+				x.Reason = ReasonError
+			}
+			return match, true
+		}
+	}
 	result := m.conditions[i].Match(ctx, &matchcond.AdmissionAttributes{
 		Request:    admissionRequest(r, res),
-		Object:     r.Object,
-		OldObject:  r.OldObject,
+		Object:     object,
+		OldObject:  old,
 		Authorizer: m.o.Authorizer,
 	})
 	switch {
@@ -283,16 +310,17 @@ func (m *WebhookMatcher) conditionsOf(ctx context.Context, i int, r *Request, re
 // request is r as the predicates read it.
 func (m *WebhookMatcher) request(r *Request) *admissionmatch.Request {
 	return &admissionmatch.Request{
-		Operation:   r.Operation,
-		Kind:        r.Kind,
-		Resource:    r.Resource,
-		Subresource: r.SubResource,
-		Name:        r.Name,
-		Namespace:   r.Namespace,
-		Object:      r.Object,
-		OldObject:   r.OldObject,
-		Namespaces:  namespaceLookup(m.o.Namespaces),
-		Equivalents: m.o.Equivalents,
+		Operation:       r.Operation,
+		Kind:            r.Kind,
+		Resource:        r.Resource,
+		Subresource:     r.SubResource,
+		Name:            r.Name,
+		Namespace:       r.Namespace,
+		Object:          r.Object,
+		OldObject:       r.OldObject,
+		WithoutMetadata: r.WithoutMetadata,
+		Namespaces:      namespaceLookup(m.o.Namespaces),
+		Equivalents:     m.o.Equivalents,
 	}
 }
 

@@ -2,6 +2,7 @@ package admissionmanifest
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -57,7 +58,18 @@ func matcherFor(t *testing.T, failurePolicy string, o MatchOptions) *WebhookMatc
 	data := []byte(strings.ReplaceAll(matchManifests, "FAILURE_POLICY", failurePolicy))
 	m, err := Load(ValidatingAdmissionWebhook, "/hooks", LoadOptions{Files: FilesOf(fstest.MapFS{"hooks/hooks.yaml": {Data: data}})})
 	require.NoError(t, err)
-	matcher, err := m.WebhookMatcher(o)
+	if !o.API {
+		matcher, err := m.WebhookMatcher(o)
+		require.NoError(t, err)
+		return matcher
+	}
+	// The same webhooks, registered through the API.
+	hooks := slices.Clone(m.Webhooks())
+	for i := range hooks {
+		require.True(t, hooks[i].Static)
+		hooks[i].Static = false
+	}
+	matcher, err := NewWebhookMatcher(hooks, o)
 	require.NoError(t, err)
 	return matcher
 }
