@@ -311,6 +311,8 @@ func matchRequest(r *Request, object *unstructured.Unstructured) *admissionmanif
 		UserInfo:    r.UserInfo,
 		DryRun:      r.DryRun,
 		Options:     r.Options,
+		// WithoutMetadata: the predicates know the built-in kinds.
+		WithoutMetadata: r.WithoutMetadata,
 	}
 	if object != nil {
 		m.Object = object
@@ -321,23 +323,21 @@ func matchRequest(r *Request, object *unstructured.Unstructured) *admissionmanif
 	return m
 }
 
-// convert returns obj in the version of kind, through the Converter when
-// the version differs.
-func (d *Dispatcher) convert(obj *unstructured.Unstructured, from, to schema.GroupVersionKind) (map[string]any, error) {
+// convert returns obj in the version of to, through the Converter when
+// the kind obj says it is (from, where it says none) differs, as
+// kube-apiserver converts an object only when its kind is not the one
+// wanted. obj is not modified; the result may be obj itself.
+func (d *Dispatcher) convert(obj *unstructured.Unstructured, from, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
 	if obj == nil {
 		return nil, nil
 	}
-	if from == to {
-		return obj.Object, nil
+	if from = ownKind(obj, from); from == to {
+		return obj, nil
 	}
 	if d.o.Converter == nil {
-		return nil, fmt.Errorf("unable to convert %v to %v: no Converter", from, to)
+		return nil, errNoConverter(from, to)
 	}
-	out, err := d.o.Converter.Convert(obj, to)
-	if err != nil {
-		return nil, err
-	}
-	return out.Object, nil
+	return d.o.Converter.Convert(obj, to)
 }
 
 func failedOpenKey(prefix string, round, index int) string {

@@ -60,37 +60,24 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 		res.Warnings = warnings
 		return res, err
 	}
-	// The object as kube-apiserver holds it, in the version of the last
-	// webhook called; taken through its Go type (normalized) before the
-	// first call, so that a request no webhook matches costs no conversion.
-	kind := r.Kind
-	object := r.Object
-	normalized := false
-	normalize := func() error {
-		if normalized || object == nil {
-			return nil
-		}
-		o, err := d.wire.normalize(object.Object, kind)
-		if err != nil {
-			return apierrors.NewInternalError(err)
-		}
-		object, normalized = &unstructured.Unstructured{Object: o}, true
-		return nil
-	}
-	old := r.OldObject
+	// The objects as kube-apiserver holds them, in the request's kind and in
+	// the kind of the last webhook matched; taken through their Go type
+	// (normalized) when first needed, so that a request no webhook matches
+	// costs no conversion.
+	v := newVersions(d, r)
 	rc := r.Reinvocation
 	reinvoke := false
 	if rc != nil {
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		if rc.Flags != nil && rc.Flags.IsReinvoke() {
-			if err := normalize(); err != nil {
+			if err := v.normalize(); err != nil {
 				return fail(err)
 			}
 		}
-		reinvoke = rc.start(admissionpolicy.Content(object))
+		reinvoke = rc.start(admissionpolicy.Content(v.object))
 		// The pass's output, for the next (after a failure there is none).
-		defer func() { rc.end(admissionpolicy.Content(object)) }()
+		defer func() { rc.end(admissionpolicy.Content(v.object)) }()
 	}
 	round := 0
 	if reinvoke {
@@ -106,13 +93,15 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 			}
 		}()
 	}
-	mreq := matchRequest(r, object)
+	mreq := matchRequest(r, r.Object)
+	mreq.Versioned = v.conditionObjects
 	var matches []admissionmanifest.WebhookMatch
 	for i := range d.mutating {
 		mh := &d.mutating[i]
-		if object != nil {
-			// The webhooks are matched against the current object.
-			mreq.Object = object
+		// Each webhook is matched against the current object: the versioned
+		// one once there is one, the request's otherwise.
+		if obj := v.current(); obj != nil {
+			mreq.Object = obj
 		}
 		matches = mh.matcher.AppendMatches(ctx, matches[:0], mreq)
 		if len(matches) == 0 {
@@ -135,35 +124,20 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 			}
 			continue
 		}
-		if err := normalize(); err != nil {
+		// The objects in the matched kind: kube-apiserver wraps the
+		// conversion's internal error once more here.
+		if err := v.normalize(); err != nil {
 			return fail(err)
 		}
-		if m.Kind != kind {
-			if object != nil {
-				o, err := d.convert(object, kind, m.Kind)
-				if err != nil {
-					return fail(apierrors.NewInternalError(err))
-				}
-				if o, err = d.wire.normalize(o, m.Kind); err != nil {
-					return fail(apierrors.NewInternalError(err))
-				}
-				object = &unstructured.Unstructured{Object: o}
-			}
-			if r.OldObject != nil {
-				o, err := d.convert(r.OldObject, r.Kind, m.Kind)
-				if err != nil {
-					return fail(apierrors.NewInternalError(err))
-				}
-				old = &unstructured.Unstructured{Object: o}
-			}
-			kind = m.Kind
+		if err := v.to(m.Kind); err != nil {
+			return fail(apierrors.NewInternalError(err))
 		}
 		inv := &invocation{kind: m.Kind, resource: m.Resource}
-		if object != nil {
-			inv.object = object.Object
+		if v.versioned != nil {
+			inv.object = v.versioned.Object
 		}
-		if old != nil {
-			inv.old = old.Object
+		if v.versionedOld != nil {
+			inv.old = v.versionedOld.Object
 		}
 		w := mh.webhook
 		h := &hook{
@@ -188,7 +162,7 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 			t.Webhooks = append(t.Webhooks, wt)
 		}
 		if out != nil {
-			object = &unstructured.Unstructured{Object: out}
+			v.patched(&unstructured.Unstructured{Object: out})
 		}
 		if rc != nil {
 			if changed {
@@ -226,13 +200,12 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 			return fail(err)
 		}
 	}
-	if object != nil && kind != r.Kind {
-		o, err := d.convert(object, kind, r.Kind)
-		if err != nil {
-			return fail(apierrors.NewInternalError(err))
-		}
-		object = &unstructured.Unstructured{Object: o}
+	// The patched object back in the request's kind.
+	object, err := v.result()
+	if err != nil {
+		return fail(err)
 	}
+	v.object = object
 	res := result(ann)
 	res.Warnings = warnings
 	res.Object = object
@@ -300,14 +273,18 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, round, 
 	return out, changed, warnings, nil
 }
 
-// applyPatch applies a webhook's JSON patch to object, of kind gvk, as
-// kube-apiserver's mutating dispatcher does: with json-patch v4 (through
-// mutationpatch, which bounds copies as kube-apiserver does), then decoded
-// as the kind's Go type for a built-in kind (not strictly), as unstructured
-// content otherwise. Its errors are internal errors.
+// applyPatch applies a webhook's JSON patch to object, the versioned object
+// of kind gvk, as kube-apiserver's mutating dispatcher does: with
+// json-patch v4 (through mutationpatch, which bounds copies as
+// kube-apiserver does), then, when gvk is a built-in kind (kube-apiserver
+// holds the object typed), decoded not strictly into the Go type of the
+// kind the patched document names (gvk filling what it leaves out: a patch
+// may change the kind), as unstructured content otherwise. Its errors are
+// internal errors.
 func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[string]any, gvk schema.GroupVersionKind) (map[string]any, error) {
+	typed := d.wire.builtins.Recognizes(gvk)
 	out, err := mutationpatch.JSONPatch(ops, object, gvk, false)
-	if err != nil {
+	if err != nil && !typed {
 		var status *apierrors.StatusError
 		if errors.As(err, &status) {
 			return nil, status
@@ -317,41 +294,69 @@ func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[st
 		}
 		return nil, apierrors.NewInternalError(err)
 	}
-	if reflect.ValueOf(out).UnsafePointer() == reflect.ValueOf(object).UnsafePointer() {
+	if err == nil && reflect.ValueOf(out).UnsafePointer() == reflect.ValueOf(object).UnsafePointer() {
 		// mutationpatch leaves the object as it is when a test operation
 		// fails, as MutatingAdmissionPolicy does; a webhook's patch fails.
-		doc, err := json.Marshal(object)
-		if err == nil {
-			_, err = patch.Apply(doc)
-		}
-		if err == nil {
-			err = jsonpatch.ErrTestFailed
-		}
-		return nil, apierrors.NewInternalError(err)
+		err = jsonpatch.ErrTestFailed
 	}
-	if !d.wire.builtins.Recognizes(gvk) {
+	if !typed {
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
 		return out, nil
 	}
-	// The decoding through the Go type without reflection when the
-	// Normalizer can; the decoding itself (and its errors) otherwise.
-	if u, ok := d.wire.normal.NormalizeDecoded(gvk, out); ok {
-		return u, nil
+	// The decoding through the Go type without reflection when the patched
+	// content is certain: the kind it names, a Normalizer's.
+	if err == nil {
+		if actual := decodedKind(out, gvk); d.wire.builtins.Recognizes(actual) {
+			if u, ok := d.wire.normal.NormalizeDecoded(actual, out); ok {
+				return u, nil
+			}
+		}
 	}
-	doc, err := json.Marshal(out)
+	// kube-apiserver's way: the patch applied to the object's JSON, the
+	// result decoded into the Go type of gvk or of the kind it names.
+	doc, err := d.wire.encodeObject(object, gvk)
 	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	if doc, err = mutationpatch.ApplyJSON(patch, doc); err != nil {
+		var status *apierrors.StatusError
+		if errors.As(err, &status) {
+			return nil, status
+		}
 		return nil, apierrors.NewInternalError(err)
 	}
 	into, err := d.wire.builtins.New(gvk)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	typed, _, err := d.wire.objects.Decode(doc, nil, into)
+	typedOut, _, err := d.wire.objects.Decode(doc, nil, into)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, apierrors.NewInternalError(mutationpatch.KubeSchemeError(err, d.wire.builtins))
 	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typedOut)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
 	return u, nil
+}
+
+// decodedKind is the kind kube-apiserver's JSON serializer decodes content
+// as when it decodes into an object of kind into: the content's apiVersion
+// and kind, into's filling what it leaves out.
+func decodedKind(content map[string]any, into schema.GroupVersionKind) schema.GroupVersionKind {
+	apiVersion, _ := content["apiVersion"].(string)
+	kind, _ := content["kind"].(string)
+	actual := schema.FromAPIVersionAndKind(apiVersion, kind)
+	if actual.Kind == "" {
+		actual.Kind = into.Kind
+	}
+	if actual.Version == "" && actual.Group == "" {
+		actual.Group, actual.Version = into.Group, into.Version
+	}
+	if actual.Version == "" && actual.Group == into.Group {
+		actual.Version = into.Version
+	}
+	return actual
 }

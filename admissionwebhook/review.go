@@ -3,6 +3,7 @@ package admissionwebhook
 import (
 	"crypto/rand"
 	"encoding/hex"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 
@@ -46,6 +47,13 @@ type Request struct {
 	// Object is the new object and OldObject the old one (nil when the
 	// request has none). Neither is modified.
 	Object, OldObject *unstructured.Unstructured
+	// WithoutMetadata says that the objects are of a kind without metadata
+	// (an aggregated API's options kind, say), which kube-apiserver holds
+	// typed and whose labels it cannot read: no objectSelector but an empty
+	// one matches them. The built-in kinds without metadata (the options of
+	// pods/exec, pods/attach, pods/portforward, the proxies) are known from
+	// Kind without it.
+	WithoutMetadata bool
 	// Reinvocation carries the mutating webhooks' reinvocation state
 	// between the two passes of the admission chain over the request; nil
 	// when the caller does not reinvoke (see Reinvocation).
@@ -93,6 +101,28 @@ func newWire() (*wire, error) {
 		objects:  json.NewSerializerWithOptions(json.DefaultMetaFactory, builtins, builtins, json.SerializerOptions{}),
 		normal:   typednormal.New(builtins),
 	}, nil
+}
+
+// encodeObject is the JSON of object, held in kind gvk, as kube-apiserver
+// encodes its versioned object for a webhook's patch: a built-in object
+// through its Go type (held), in that type's field order.
+func (w *wire) encodeObject(object map[string]any, gvk schema.GroupVersionKind) ([]byte, error) {
+	obj, err := w.held(object, gvk)
+	if err != nil {
+		return nil, err
+	}
+	return stdjson.Marshal(obj)
+}
+
+// held is object, versioned in kind, as kube-apiserver holds it: when kind
+// is built-in, typed, in the Go type of the kind the object names (a
+// webhook's patch may have changed it: kube-apiserver decodes the patched
+// object as that kind); unstructured otherwise, whatever it names.
+func (w *wire) held(object map[string]any, kind schema.GroupVersionKind) (runtime.Object, error) {
+	if object != nil && w.builtins.Recognizes(kind) {
+		kind = ownKind(&unstructured.Unstructured{Object: object}, kind)
+	}
+	return w.typed(object, kind)
 }
 
 // errNoKnownVersion is kube-apiserver's error for a webhook whose
@@ -174,11 +204,11 @@ func (w *wire) review(versions []string, uid types.UID, r *Request, inv *invocat
 
 // v1Request is the request of an admission.k8s.io/v1 AdmissionReview.
 func (w *wire) v1Request(uid types.UID, r *Request, inv *invocation) (*admissionv1.AdmissionRequest, error) {
-	obj, err := w.typed(inv.object, inv.kind)
+	obj, err := w.held(inv.object, inv.kind)
 	if err != nil {
 		return nil, err
 	}
-	old, err := w.typed(inv.old, inv.kind)
+	old, err := w.held(inv.old, inv.kind)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,8 @@ import (
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
@@ -42,7 +44,30 @@ func (d *Dispatcher) ExplainValidate(ctx context.Context, r *Request) (Result, *
 
 func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Result, error) {
 	ann := &annotations{}
+	// The objects in each kind a webhook is matched or called in, converted
+	// once per kind, as kube-apiserver's validating dispatcher keeps them.
+	type versioned struct{ object, old *unstructured.Unstructured }
+	objects := map[schema.GroupVersionKind]versioned{}
+	inKind := func(kind schema.GroupVersionKind) (versioned, error) {
+		if v, ok := objects[kind]; ok {
+			return v, nil
+		}
+		var v versioned
+		var err error
+		if v.old, err = d.convert(r.OldObject, r.Kind, kind); err != nil {
+			return v, err
+		}
+		if v.object, err = d.convert(r.Object, r.Kind, kind); err != nil {
+			return v, err
+		}
+		objects[kind] = v
+		return v, nil
+	}
 	mreq := matchRequest(r, r.Object)
+	mreq.Versioned = func(kind schema.GroupVersionKind) (runtime.Object, runtime.Object, error) {
+		v, err := inKind(kind)
+		return objectOrNil(v.object), objectOrNil(v.old), err
+	}
 	matches := d.validating.Match(ctx, mreq)
 	// called[i] is the trace entry of the i-th match.
 	var called []*WebhookTrace
@@ -63,26 +88,24 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 	if len(matches) == 0 {
 		return Result{}, nil
 	}
-	type versioned struct{ object, old map[string]any }
-	objects := map[schema.GroupVersionKind]versioned{}
 	invocations := make([]*invocation, 0, len(matches))
 	for i := range matches {
 		m := &matches[i]
 		if m.Err != nil {
 			return Result{}, m.Err
 		}
-		v, ok := objects[m.Kind]
-		if !ok {
-			var err error
-			if v.object, err = d.convert(r.Object, r.Kind, m.Kind); err != nil {
-				return Result{}, apierrors.NewInternalError(err)
-			}
-			if v.old, err = d.convert(r.OldObject, r.Kind, m.Kind); err != nil {
-				return Result{}, apierrors.NewInternalError(err)
-			}
-			objects[m.Kind] = v
+		v, err := inKind(m.Kind)
+		if err != nil {
+			return Result{}, apierrors.NewInternalError(err)
 		}
-		invocations = append(invocations, &invocation{kind: m.Kind, resource: m.Resource, object: v.object, old: v.old})
+		inv := &invocation{kind: m.Kind, resource: m.Resource}
+		if v.object != nil {
+			inv.object = v.object.Object
+		}
+		if v.old != nil {
+			inv.old = v.old.Object
+		}
+		invocations = append(invocations, inv)
 	}
 	select {
 	case <-ctx.Done():
