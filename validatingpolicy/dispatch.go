@@ -67,10 +67,17 @@ type Options struct {
 	Clock   clock.PassiveClock
 	// Order is the order of policies.
 	Order Order
-	// Static marks the policies as loaded from static manifests: they also
-	// see requests on admission policies and bindings, which API policies
-	// never do.
+	// Static marks the policies given to NewDispatcher as loaded from
+	// static manifests: they also see requests on admission policies and
+	// bindings, which API policies never do. FromManifests sets it.
 	Static bool
+	// StaticPolicies and StaticBindings are policies and bindings loaded
+	// from static manifests beside the API ones given to NewDispatcher, as
+	// kube-apiserver composes its two sources: it invokes the static ones
+	// first, binds them only to each other, and invokes only them for
+	// requests on admission policies and bindings.
+	StaticPolicies []*admissionregistrationv1.ValidatingAdmissionPolicy
+	StaticBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	// ExcludedResources are resources no policy sees; nil is
 	// kube-apiserver's list (the authentication and authorization
 	// reviews).
@@ -122,46 +129,28 @@ func NewDispatcher(policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	if d.clock == nil {
 		d.clock = clock.RealClock{}
 	}
-	mo := admissionmatch.Options{Static: o.Static, ExcludedResources: o.ExcludedResources}
-	byName := map[string]*compiledPolicy{}
-	var ordered []*compiledPolicy
-	for _, p := range policies {
-		if p == nil {
-			continue
-		}
-		if _, dup := byName[p.Name]; dup {
-			continue
-		}
-		cp := &compiledPolicy{policy: p, name: p.Name}
-		if pk := p.Spec.ParamKind; pk != nil {
-			gvk, ok := admissionpolicy.ParamKindOf(pk)
-			if !ok {
-				continue // kube-apiserver leaves such a policy out of its hooks
+	// The static source first, then the API one (or the given policies
+	// alone when they are static), each joined in itself.
+	join := func(policies []*admissionregistrationv1.ValidatingAdmissionPolicy, bindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding, static bool) {
+		mo := admissionmatch.Options{Static: static, ExcludedResources: o.ExcludedResources}
+		var joined []*compiledPolicy
+		for _, h := range admissionpolicy.Join(policies, bindings, policyName, paramKindOf, boundPolicy) {
+			p := h.Policy
+			cp := &compiledPolicy{policy: p, name: p.Name, paramKind: h.ParamKind}
+			for _, b := range h.Bindings {
+				cp.bindings = append(cp.bindings, &compiledBinding{binding: b, name: b.Name, constraints: admissionmatch.CompileBinding(b.Spec.MatchResources, mo)})
 			}
-			cp.paramKind = &gvk
+			cp.constraints = admissionmatch.CompilePolicy(p.Spec.MatchConstraints, mo)
+			cp.compiled = c.Compile(p)
+			joined = append(joined, cp)
 		}
-		byName[p.Name] = cp
-		ordered = append(ordered, cp)
-	}
-	for _, b := range bindings {
-		if b == nil {
-			continue
+		if o.Order == OrderByName {
+			slices.SortStableFunc(joined, func(a, b *compiledPolicy) int { return cmp.Compare(a.name, b.name) })
 		}
-		if cp := byName[b.Spec.PolicyName]; cp != nil {
-			cp.bindings = append(cp.bindings, &compiledBinding{binding: b, name: b.Name, constraints: admissionmatch.CompileBinding(b.Spec.MatchResources, mo)})
-		}
+		d.policies = append(d.policies, joined...)
 	}
-	for _, cp := range ordered {
-		if len(cp.bindings) == 0 {
-			continue
-		}
-		cp.constraints = admissionmatch.CompilePolicy(cp.policy.Spec.MatchConstraints, mo)
-		cp.compiled = c.Compile(cp.policy)
-		d.policies = append(d.policies, cp)
-	}
-	if o.Order == OrderByName {
-		slices.SortStableFunc(d.policies, func(a, b *compiledPolicy) int { return cmp.Compare(a.name, b.name) })
-	}
+	join(o.StaticPolicies, o.StaticBindings, true)
+	join(policies, bindings, o.Static)
 	hooks := make([]admissionmatch.Hook, len(d.policies))
 	for i, cp := range d.policies {
 		hooks[i] = cp.constraints
@@ -518,4 +507,13 @@ func (s *state) convert(obj *unstructured.Unstructured, kind schema.GroupVersion
 		return nil, err
 	}
 	return admissionpolicy.Content(out), nil
+}
+
+// The fields admissionpolicy.Join reads.
+func policyName(p *admissionregistrationv1.ValidatingAdmissionPolicy) string { return p.Name }
+func paramKindOf(p *admissionregistrationv1.ValidatingAdmissionPolicy) *admissionregistrationv1.ParamKind {
+	return p.Spec.ParamKind
+}
+func boundPolicy(b *admissionregistrationv1.ValidatingAdmissionPolicyBinding) string {
+	return b.Spec.PolicyName
 }
