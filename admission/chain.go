@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -31,7 +32,8 @@ const (
 
 // Config is what the chain enforces: admission policies and their bindings,
 // and admission webhook configurations, as API objects with their defaults
-// (see Decode, admissionmanifest.SetDefaults).
+// (see Decode, admissionmanifest.SetDefaults), registered through the API;
+// and, in Static, what static manifests directories hold.
 type Config struct {
 	MutatingPolicies         []*admissionregistrationv1.MutatingAdmissionPolicy
 	MutatingPolicyBindings   []*admissionregistrationv1.MutatingAdmissionPolicyBinding
@@ -39,6 +41,15 @@ type Config struct {
 	ValidatingPolicyBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
 	MutatingWebhooks         []*admissionregistrationv1.MutatingWebhookConfiguration
 	ValidatingWebhooks       []*admissionregistrationv1.ValidatingWebhookConfiguration
+	// Static is the content of the plugins' static manifests directories
+	// (kube-apiserver's staticManifestsDir; ConfigOf makes it from loaded
+	// directories). kube-apiserver composes the two sources in each plugin:
+	// the static policies or webhooks run before the API ones, bindings
+	// bind only within their source, and only the static ones see requests
+	// on admission configuration objects (webhook configurations, admission
+	// policies and their bindings). A static Config holds no Static of its
+	// own.
+	Static *Config
 }
 
 // Options are the chain's collaborators, shared by its engines; all are
@@ -63,8 +74,6 @@ type Options struct {
 	// controller and step metrics; Clock times them (nil: the real clock).
 	Metrics metrics.Sink
 	Clock   clock.PassiveClock
-	// Static marks the configuration as loaded from static manifests.
-	Static bool
 	// PolicyOrder orders the policies of each engine (kube-apiserver's order
 	// is unspecified).
 	PolicyOrder mutation.Order
@@ -88,6 +97,13 @@ type Chain struct {
 
 // New compiles a chain. The objects must not change afterwards.
 func New(cfg Config, o Options) (*Chain, error) {
+	static := cfg.Static
+	if static == nil {
+		static = &Config{}
+	}
+	if static.Static != nil {
+		return nil, errors.New("a static Config holds no Static of its own")
+	}
 	c := &Chain{sink: o.Metrics, clock: o.Clock}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
@@ -95,21 +111,31 @@ func New(cfg Config, o Options) (*Chain, error) {
 	var err error
 	if c.mutating, err = mutation.NewDispatcher(cfg.MutatingPolicies, cfg.MutatingPolicyBindings, mutation.Options{
 		Schemas: o.Schemas, Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
-		Authorizer: o.Authorizer, Defaulter: o.Defaulter, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder, Static: o.Static,
+		Authorizer: o.Authorizer, Defaulter: o.Defaulter, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder,
+		StaticPolicies: static.MutatingPolicies, StaticBindings: static.MutatingPolicyBindings,
 	}); err != nil {
 		return nil, err
 	}
 	if c.validating, err = validatingpolicy.NewDispatcher(cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, validatingpolicy.Options{
 		Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
-		Authorizer: o.Authorizer, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder, Static: o.Static,
+		Authorizer: o.Authorizer, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder,
+		StaticPolicies: static.ValidatingPolicies, StaticBindings: static.ValidatingPolicyBindings,
 	}); err != nil {
 		return nil, err
 	}
-	if len(cfg.MutatingWebhooks)+len(cfg.ValidatingWebhooks) > 0 {
-		hooks, err := admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)
-		if err != nil {
-			return nil, err
-		}
+	// The static webhooks first, then the API ones.
+	hooks, err := admissionmanifest.WebhooksOf(static.ValidatingWebhooks, static.MutatingWebhooks)
+	if err != nil {
+		return nil, err
+	}
+	for i := range hooks {
+		hooks[i].Static = true
+	}
+	api, err := admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)
+	if err != nil {
+		return nil, err
+	}
+	if hooks = append(hooks, api...); len(hooks) > 0 {
 		if c.webhooks, err = admissionwebhook.NewDispatcher(hooks, webhookOptions(o)); err != nil {
 			return nil, err
 		}
@@ -122,7 +148,8 @@ func New(cfg Config, o Options) (*Chain, error) {
 func webhookOptions(o Options) admissionwebhook.Options {
 	w := o.Webhooks
 	m := &w.Match
-	m.API = !o.Static
+	// Static-ness is each webhook's own.
+	m.API = true
 	if m.Namespaces == nil {
 		m.Namespaces = namespaceLabels{o.Namespaces}
 	}

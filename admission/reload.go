@@ -15,7 +15,8 @@ import (
 )
 
 // ConfigOf is the Config of loaded static manifests directories (any of
-// the four plugins', each at most once; nil ones are skipped).
+// the four plugins', each at most once; nil ones are skipped): a chain's
+// Config.Static.
 func ConfigOf(manifests ...*admissionmanifest.Manifests) Config {
 	var c Config
 	for _, m := range manifests {
@@ -44,8 +45,12 @@ type ReloaderOptions struct {
 	// Files is the file system; the zero value reads the operating
 	// system's.
 	Files admissionmanifest.Files
-	// Chain are the chain's collaborators; Static is always set.
+	// Chain are the chain's collaborators.
 	Chain Options
+	// API is the configuration registered through the API, enforced after
+	// the static one (Config.Static) as kube-apiserver composes them; its
+	// Static must be nil. SetAPI replaces it.
+	API Config
 	// PollInterval is how often each directory is read (zero: one minute,
 	// kube-apiserver's); Clock drives the polling (nil: the real clock).
 	PollInterval time.Duration
@@ -72,7 +77,8 @@ type Reloader struct {
 	opts     Options
 	onReload func(admissionmanifest.ReloadEvent)
 
-	mu    sync.Mutex // serializes rebuilds
+	mu    sync.Mutex // serializes rebuilds and guards api
+	api   Config
 	chain atomic.Pointer[Chain]
 }
 
@@ -108,8 +114,10 @@ func NewReloader(o ReloaderOptions) (*Reloader, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no static manifests directory to follow")
 	}
-	r := &Reloader{opts: o.Chain, onReload: o.OnReload}
-	r.opts.Static = true
+	if o.API.Static != nil {
+		return nil, errors.New("the API Config holds no Static: the static manifests directories are the Reloader's")
+	}
+	r := &Reloader{opts: o.Chain, onReload: o.OnReload, api: o.API}
 	validator, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesAllowed})
 	if err != nil {
 		return nil, err
@@ -179,10 +187,32 @@ func (r *Reloader) Check() []admissionmanifest.ReloadEvent {
 	return events
 }
 
+// SetAPI puts the configuration registered through the API in force with
+// the static content in force (as kube-apiserver's informers deliver API
+// objects), if the chain builds with it; otherwise the chain in force stays
+// and the error says why. cfg must hold no Static.
+func (r *Reloader) SetAPI(cfg Config) error {
+	if cfg.Static != nil {
+		return errors.New("the API Config holds no Static: the static manifests directories are the Reloader's")
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, err := New(r.configWith(nil, cfg), r.opts)
+	if err != nil {
+		return err
+	}
+	r.api = cfg
+	r.chain.Store(c)
+	return nil
+}
+
 // check is the watchers' check of new content: the chain must build with
 // it in place of its plugin's content in force.
 func (r *Reloader) check(m *admissionmanifest.Manifests) error {
-	_, err := New(r.config(m), r.opts)
+	r.mu.Lock()
+	api := r.api
+	r.mu.Unlock()
+	_, err := New(r.configWith(m, api), r.opts)
 	return err
 }
 
@@ -205,7 +235,7 @@ func (r *Reloader) reloaded(ev admissionmanifest.ReloadEvent) {
 func (r *Reloader) rebuild() (*Chain, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, err := New(r.config(nil), r.opts)
+	c, err := New(r.configWith(nil, r.api), r.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -213,9 +243,9 @@ func (r *Reloader) rebuild() (*Chain, error) {
 	return c, nil
 }
 
-// config is the Config of the content in force, with m (if not nil) in
-// place of its plugin's.
-func (r *Reloader) config(m *admissionmanifest.Manifests) Config {
+// configWith is api with the static content in force, with m (if not nil)
+// in place of its plugin's.
+func (r *Reloader) configWith(m *admissionmanifest.Manifests, api Config) Config {
 	all := make([]*admissionmanifest.Manifests, 0, len(r.followed))
 	for _, f := range r.followed {
 		cur := f.watcher.Manifests()
@@ -224,5 +254,7 @@ func (r *Reloader) config(m *admissionmanifest.Manifests) Config {
 		}
 		all = append(all, cur)
 	}
-	return ConfigOf(all...)
+	static := ConfigOf(all...)
+	api.Static = &static
+	return api
 }
