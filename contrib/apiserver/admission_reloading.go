@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"sync"
 
 	"github.com/gatehouse-dev/gatehouse/admission"
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
@@ -14,6 +15,9 @@ type ReloadingAdmissionPlugin struct {
 	// Reloader follows the directories: the chain in force, Check and
 	// Trigger.
 	Reloader *admission.Reloader
+	// mu makes each load of the Reloader's chain and its store in the
+	// plugin one step, so the last step serves the newest chain.
+	mu sync.Mutex
 }
 
 // NewReloadingAdmissionPlugin loads the static manifests directories of an
@@ -30,7 +34,7 @@ func NewReloadingAdmissionPlugin(ctx context.Context, opts admission.ReloaderOpt
 	onReload := opts.OnReload
 	opts.OnReload = func(ev admissionmanifest.ReloadEvent) {
 		if p.Reloader != nil {
-			p.SetChain(p.Reloader.Chain())
+			p.serveReloaderChain()
 		}
 		if onReload != nil {
 			onReload(ev)
@@ -41,7 +45,27 @@ func NewReloadingAdmissionPlugin(ctx context.Context, opts admission.ReloaderOpt
 		return nil, err
 	}
 	p.Reloader = r
-	p.SetChain(r.Chain())
+	p.serveReloaderChain()
 	go r.Run(ctx)
 	return p, nil
+}
+
+// SetAPI puts the admission configuration registered through the API (as
+// the server's informers deliver it) in force after the directories'
+// content, as kube-apiserver composes its two sources: each plugin runs its
+// static policies or webhooks first, and only those for requests on
+// admission configuration objects. If the chain does not build with it,
+// the chain in force keeps serving and the error says why.
+func (p *ReloadingAdmissionPlugin) SetAPI(cfg admission.Config) error {
+	if err := p.Reloader.SetAPI(cfg); err != nil {
+		return err
+	}
+	p.serveReloaderChain()
+	return nil
+}
+
+func (p *ReloadingAdmissionPlugin) serveReloaderChain() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.SetChain(p.Reloader.Chain())
 }
