@@ -164,6 +164,47 @@ type Result struct {
 	// only at that level and above): patch.webhook.admission.k8s.io/round_<r>_index_<i>
 	// of each mutating call that returned a patch.
 	PatchAnnotations map[string]string
+	// FailedOpen are the webhooks whose call failed under failurePolicy
+	// Ignore, in the webhooks' order, with the error: the request went on,
+	// and kube-apiserver only logs these errors ("Failed calling webhook,
+	// failing open"), which a server may want to log too.
+	FailedOpen []WebhookError
+}
+
+// WebhookError is a webhook's failure.
+type WebhookError struct {
+	Webhook, Configuration string
+	Err                    error
+}
+
+// fate is what a webhook's failure does to the request, as kube-apiserver's
+// dispatchers decide: a failure to call the webhook fails open under
+// failurePolicy Ignore (no status), and otherwise fails the request with an
+// internal error wrapping it (`Internal error occurred: failed calling
+// webhook "<name>": ...`); a refusal fails it with the webhook's status;
+// anything else (a dry run the webhook cannot take, a patch that does not
+// apply) with its own status.
+func fate(err error, ignore bool) (status *apierrors.StatusError, failedOpen bool) {
+	var ce *callError
+	var rj *rejection
+	switch {
+	case errors.As(err, &ce):
+		if ignore {
+			return nil, true
+		}
+		return apierrors.NewInternalError(ce), false
+	case errors.As(err, &rj):
+		return rj.status, false
+	default:
+		return plainError(err), false
+	}
+}
+
+// canceled tells a call failure whose context was canceled, which
+// kube-apiserver neither counts nor annotates when it fails open.
+func canceled(err error) bool {
+	var ce *callError
+	return errors.As(err, &ce) && errors.Is(ce.reason, context.Canceled)
 }
 
 // annotations records audit annotations as kube-apiserver's admission

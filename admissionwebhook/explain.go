@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
 
@@ -33,6 +35,15 @@ type WebhookTrace struct {
 	// is true when failurePolicy Ignore admitted the request despite it.
 	Err        error
 	FailedOpen bool
+	// Status is the status the request fails with on this webhook's
+	// account, as kube-apiserver forms it: the refusal's status, or the
+	// internal error wrapping a failed call ("Internal error occurred:
+	// failed calling webhook ..."); nil when the webhook allowed the
+	// request or failed open. Validating webhooks are called concurrently
+	// and kube-apiserver returns the first failure to arrive: each failed
+	// webhook's Status is what the request gets when its failure is that
+	// one.
+	Status *apierrors.StatusError
 	// Patched is true when a mutating webhook's patch changed the object;
 	// Changed lists the fields it changed, as paths (".metadata.labels.a").
 	Patched bool
@@ -73,7 +84,7 @@ func notCalled(x admissionmanifest.WebhookExplanation) WebhookTrace {
 	w := x.Webhook
 	t := WebhookTrace{Webhook: w.Name(), Configuration: w.ConfigurationName, Reason: x.Reason, FailedCondition: x.FailedCondition}
 	if x.Err != nil {
-		t.Err, t.Reason = x.Err, admissionmanifest.ReasonError
+		t.Err, t.Status, t.Reason = x.Err, plainError(x.Err), admissionmanifest.ReasonError
 	}
 	return t
 }

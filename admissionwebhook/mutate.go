@@ -55,9 +55,10 @@ func (d *Dispatcher) ExplainAdmit(ctx context.Context, r *Request) (Result, *Tra
 func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, error) {
 	ann := &annotations{}
 	var warnings []string
+	var failed []WebhookError
 	fail := func(err error) (Result, error) {
 		res := result(ann)
-		res.Warnings = warnings
+		res.Warnings, res.FailedOpen = warnings, failed
 		return res, err
 	}
 	// The objects as kube-apiserver holds them, in the request's kind and in
@@ -113,7 +114,7 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 		m := matches[0]
 		if m.Err != nil {
 			if t != nil {
-				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: mh.webhook.Name, Configuration: mh.config, Reason: admissionmanifest.ReasonError, Err: m.Err})
+				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: mh.webhook.Name, Configuration: mh.config, Reason: admissionmanifest.ReasonError, Err: m.Err, Status: plainError(m.Err)})
 			}
 			return fail(m.Err)
 		}
@@ -152,13 +153,17 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 		out, changed, ws, err := d.mutate(ctx, h, mh.config, round, i, r, inv, ann)
 		warnings = append(warnings, ws...)
 		d.observe(h.name, typeAdmit, string(r.Operation), d.clock.Since(start), err, h.ignore)
+		var status *apierrors.StatusError
+		failedOpen := false
+		if err != nil {
+			status, failedOpen = fate(err, h.ignore)
+		}
 		if t != nil {
-			wt := WebhookTrace{Webhook: h.name, Configuration: mh.config, Called: true, Reason: admissionmanifest.ReasonMatched, Err: err, Patched: changed}
+			wt := WebhookTrace{Webhook: h.name, Configuration: mh.config, Called: true, Reason: admissionmanifest.ReasonMatched,
+				Err: err, Status: status, FailedOpen: failedOpen, Patched: changed}
 			if changed {
 				wt.Changed = objectdiff.ChangedPaths(inv.object, out)
 			}
-			var ce *callError
-			wt.FailedOpen = err != nil && h.ignore && errors.As(err, &ce)
 			t.Webhooks = append(t.Webhooks, wt)
 		}
 		if out != nil {
@@ -178,26 +183,18 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 		if err == nil {
 			continue
 		}
-		var ce *callError
-		var rj *rejection
-		switch {
-		case errors.As(err, &ce):
-			if !h.ignore {
-				return fail(apierrors.NewInternalError(ce))
-			}
-			if !errors.Is(ce.reason, context.Canceled) {
-				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeAdmit)
-				ann.add(failedOpenKey(mutationPrefix, round, i), h.name, false)
-			}
-			select {
-			case <-ctx.Done():
-				return fail(requestTimeout())
-			default:
-			}
-		case errors.As(err, &rj):
-			return fail(rj.status)
+		if !failedOpen {
+			return fail(status)
+		}
+		failed = append(failed, WebhookError{Webhook: h.name, Configuration: mh.config, Err: err})
+		if !canceled(err) {
+			d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeAdmit)
+			ann.add(failedOpenKey(mutationPrefix, round, i), h.name, false)
+		}
+		select {
+		case <-ctx.Done():
+			return fail(requestTimeout())
 		default:
-			return fail(err)
 		}
 	}
 	// The patched object back in the request's kind.
@@ -207,7 +204,7 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 	}
 	v.object = object
 	res := result(ann)
-	res.Warnings = warnings
+	res.Warnings, res.FailedOpen = warnings, failed
 	res.Object = object
 	return res, nil
 }

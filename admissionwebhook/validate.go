@@ -2,7 +2,6 @@ package admissionwebhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 
@@ -74,7 +73,11 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 	if t != nil {
 		for _, x := range d.validating.Explain(ctx, mreq) {
 			if x.Called || x.Err != nil {
-				t.Webhooks = append(t.Webhooks, WebhookTrace{Webhook: x.Webhook.Name(), Configuration: x.Webhook.ConfigurationName, Reason: x.Reason, Err: x.Err})
+				wt := WebhookTrace{Webhook: x.Webhook.Name(), Configuration: x.Webhook.ConfigurationName, Reason: x.Reason, Err: x.Err}
+				if x.Err != nil {
+					wt.Status = plainError(x.Err)
+				}
+				t.Webhooks = append(t.Webhooks, wt)
 				continue
 			}
 			t.Webhooks = append(t.Webhooks, notCalled(x))
@@ -126,7 +129,7 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 	wg.Wait()
 	if len(called) == len(matches) {
 		for i, o := range outcomes {
-			called[i].Called, called[i].Err, called[i].FailedOpen = true, o.err, o.failedOpen
+			called[i].Called, called[i].Err, called[i].Status, called[i].FailedOpen = true, o.err, o.status, o.failedOpen
 		}
 	}
 	close(errs)
@@ -134,15 +137,22 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 	for _, w := range warnings {
 		res.Warnings = append(res.Warnings, w...)
 	}
+	for i, o := range outcomes {
+		if o.failedOpen {
+			w := matches[i].Webhook
+			res.FailedOpen = append(res.FailedOpen, WebhookError{Webhook: w.Name(), Configuration: w.ConfigurationName, Err: o.err})
+		}
+	}
 	if err, ok := <-errs; ok {
 		return res, err
 	}
 	return res, nil
 }
 
-// callOutcome is what one call gave, for the trace.
+// callOutcome is what one call gave, for the trace and the Result.
 type callOutcome struct {
 	err        error
+	status     *apierrors.StatusError
 	failedOpen bool
 }
 
@@ -160,12 +170,15 @@ func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook,
 	}
 	defer func() {
 		if p := recover(); p != nil {
+			out.err = fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, p)
 			if h.ignore {
+				out.failedOpen = true
 				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
 				ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
 				return
 			}
-			errs <- apierrors.NewInternalError(fmt.Errorf("ValidatingAdmissionWebhook/%v has panicked: %v", h.name, p))
+			out.status = apierrors.NewInternalError(out.err)
+			errs <- out.status
 		}
 	}()
 	start := d.clock.Now()
@@ -174,24 +187,14 @@ func (d *Dispatcher) validate(ctx context.Context, w *admissionmanifest.Webhook,
 	if err == nil {
 		return warnings
 	}
-	var callErr *callError
-	out.err, out.failedOpen = err, h.ignore && errors.As(err, &callErr)
-	var ce *callError
-	var rj *rejection
-	switch {
-	case errors.As(err, &ce):
-		if h.ignore {
-			if !errors.Is(ce.reason, context.Canceled) {
-				d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
-				ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
-			}
-			return warnings
+	out.err = err
+	if out.status, out.failedOpen = fate(err, h.ignore); out.failedOpen {
+		if !canceled(err) {
+			d.sink.Add(metrics.AdmissionWebhookFailOpen, 1, h.name, typeValidating)
+			ann.add(failedOpenKey(validatingPrefix, 0, idx), h.name, false)
 		}
-		errs <- apierrors.NewInternalError(ce)
-	case errors.As(err, &rj):
-		errs <- rj.status
-	default:
-		errs <- err
+		return warnings
 	}
+	errs <- out.status
 	return warnings
 }
