@@ -106,10 +106,7 @@ func New(cfg Config, o Options) (*Chain, error) {
 		return nil, err
 	}
 	if len(cfg.MutatingWebhooks)+len(cfg.ValidatingWebhooks) > 0 {
-		hooks, err := admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)
-		if err != nil {
-			return nil, err
-		}
+		hooks := admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)
 		if c.webhooks, err = admissionwebhook.NewDispatcher(hooks, webhookOptions(o)); err != nil {
 			return nil, err
 		}
