@@ -60,7 +60,7 @@ type Options struct {
 	Converter Converter
 	// Authorizer answers the expressions' authorizer checks, cached per
 	// request; nil leaves authorizer undefined.
-	Authorizer matchcond.Authorizer
+	Authorizer Authorizer
 	// Defaulter runs after each successful mutation on its result, as
 	// kube-apiserver defaults objects between mutations; nil defaults
 	// nothing (a library cannot embed every type's defaulting).

@@ -59,7 +59,7 @@ type Options struct {
 	Converter Converter
 	// Authorizer answers the expressions' authorizer checks, cached per
 	// request; nil leaves authorizer undefined.
-	Authorizer matchcond.Authorizer
+	Authorizer Authorizer
 	// Metrics receives kube-apiserver's validating admission policy
 	// metrics; nil records nothing. Clock times them; nil is the real
 	// clock.
