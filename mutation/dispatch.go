@@ -75,9 +75,13 @@ type Options struct {
 	// (manifest-based admission configuration): they also see requests on
 	// admission policies and bindings, which API policies never do.
 	Static bool
-	// ExcludedResources are resources no policy sees; nil is
-	// kube-apiserver's list (the authentication and authorization
-	// reviews).
+	// ExcludedResources are the resources no policy sees, in any version
+	// and with any subresource. nil is kube-apiserver 1.37's list, the
+	// authentication and authorization reviews: tokenreviews and
+	// selfsubjectreviews of authentication.k8s.io, subjectaccessreviews,
+	// selfsubjectaccessreviews, localsubjectaccessreviews and
+	// selfsubjectrulesreviews of authorization.k8s.io. An empty, non-nil
+	// list excludes none (policies then see the reviews too).
 	ExcludedResources []schema.GroupResource
 }
 
