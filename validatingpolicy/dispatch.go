@@ -356,7 +356,10 @@ func (s *state) policy(ctx context.Context, cp *compiledPolicy, m admissionmatch
 			return err
 		}
 	}
-	annotations.publish(cp.name, &s.result)
+	dropped := annotations.publish(cp.name, &s.result)
+	if pt != nil {
+		pt.DroppedAuditAnnotations = dropped
+	}
 	return nil
 }
 
@@ -367,7 +370,7 @@ func (s *state) binding(ctx context.Context, cp *compiledPolicy, cb *compiledBin
 	if pt != nil {
 		var why admissionmatch.Explanation
 		bm, why = cb.constraints.Explain(ctx, &s.match)
-		pt.Bindings = append(pt.Bindings, BindingTrace{Binding: cb.name, Matched: bm.Matches, Err: bm.Err, Actions: cb.binding.Spec.ValidationActions})
+		pt.Bindings = append(pt.Bindings, BindingTrace{Binding: cb.name, Matched: bm.Matches, Resource: bm.Resource, Kind: bm.Kind, Err: bm.Err, Actions: cb.binding.Spec.ValidationActions})
 		bt = &pt.Bindings[len(pt.Bindings)-1]
 		if !bm.Matches {
 			bt.Reason = why.Reason.String()
@@ -413,10 +416,13 @@ func (s *state) binding(ctx context.Context, cp *compiledPolicy, cb *compiledBin
 		ns, err := s.ns.Get(ctx, name)
 		if err != nil {
 			var status *apierrors.StatusError
-			if errors.As(err, &status) {
-				return status
+			if !errors.As(err, &status) {
+				status = apierrors.NewInternalError(err)
 			}
-			return apierrors.NewInternalError(err)
+			if bt != nil {
+				bt.NamespaceErr = status
+			}
+			return status
 		}
 		namespace = ns
 	}
@@ -428,6 +434,7 @@ func (s *state) binding(ctx context.Context, cp *compiledPolicy, cb *compiledBin
 		if s.d.o.Metrics != nil {
 			in.clock = s.d.clock
 		}
+		in.explain = bt != nil
 		var it *InvocationTrace
 		if p != nil {
 			in.params = paramContent(p.Content, cp.policy.Spec.ParamKind)
