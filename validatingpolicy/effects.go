@@ -164,6 +164,7 @@ func addAnnotation(r *Result, key, value string) error {
 		return errors.New("annotation key has invalid format, the right format is a DNS subdomain prefix and '/' and key name. (e.g. 'podsecuritypolicy.admission.k8s.io/admit-policy')")
 	}
 	if msgs := utilvalidation.IsQualifiedName(key); len(msgs) != 0 {
+		//lint:ignore ST1005 kube-apiserver's text
 		return fmt.Errorf("annotation key has invalid format %s. A qualified name like 'podsecuritypolicy.admission.k8s.io/admit-policy' is required.", strings.Join(msgs, ","))
 	}
 	if old, ok := r.AuditAnnotations[key]; ok && old != value {
