@@ -124,18 +124,11 @@ func New(cfg Config, o Options) (*Chain, error) {
 		return nil, err
 	}
 	// The static webhooks first, then the API ones.
-	hooks, err := admissionmanifest.WebhooksOf(static.ValidatingWebhooks, static.MutatingWebhooks)
-	if err != nil {
-		return nil, err
-	}
+	hooks := admissionmanifest.WebhooksOf(static.ValidatingWebhooks, static.MutatingWebhooks)
 	for i := range hooks {
 		hooks[i].Static = true
 	}
-	api, err := admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)
-	if err != nil {
-		return nil, err
-	}
-	if hooks = append(hooks, api...); len(hooks) > 0 {
+	if hooks = append(hooks, admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)...); len(hooks) > 0 {
 		if c.webhooks, err = admissionwebhook.NewDispatcher(hooks, webhookOptions(o)); err != nil {
 			return nil, err
 		}

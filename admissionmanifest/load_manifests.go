@@ -150,7 +150,7 @@ type Webhook struct {
 	Mutating *admissionregistrationv1.MutatingWebhook
 	// NamespaceSelector and ObjectSelector are the webhook's selectors,
 	// parsed (labels.Nothing for a nil selector, as kube-apiserver parses
-	// them).
+	// them); nil for a selector that does not parse (see Err).
 	NamespaceSelector, ObjectSelector labels.Selector
 	// Static is true for a webhook loaded from a static manifests directory
 	// (set by the loader): kube-apiserver calls the static webhooks before
@@ -158,6 +158,20 @@ type Webhook struct {
 	// requests on admission configuration objects (webhook configurations,
 	// admission policies and their bindings).
 	Static bool
+	// Err is the configuration error kube-apiserver reports, as an internal
+	// error (500), on each request this webhook's rules match: a
+	// namespaceSelector or objectSelector that does not parse ("invalid
+	// namespaceSelector: <kube-apiserver's parse error>", the two joined
+	// when both fail). kube-apiserver accepts such a configuration through
+	// the API and calls no webhook with it; a request whose rules match
+	// fails with "Internal error occurred: <parse error>" (the
+	// namespaceSelector's only on namespaced requests and namespaces, the
+	// objectSelector's on every one), and any other request is not
+	// affected. The matchers of this package and of admissionwebhook do the
+	// same from the webhook's selectors. A static manifests directory with
+	// such a webhook is refused at load (Load, Watch). nil for a webhook
+	// whose selectors parse.
+	Err error
 }
 
 // Name is the webhook's name.
@@ -214,40 +228,47 @@ func bindingReferences[P, B metav1.Object](policies []P, bindings []B, policyNam
 // prepare is kube-apiserver's second stage, in its manifest source rather
 // than its loader: the webhooks' accessors, whose selectors are parsed, all
 // errors joined.
+// The static loader refuses a webhook whose selectors do not parse, all
+// such errors joined, each prefixed with the webhook's name.
 func (m *Manifests) prepare() error {
-	var err error
-	m.webhooks, err = webhooksOf(m.validatingWebhookConfigurations, m.mutatingWebhookConfigurations, "manifest/")
+	var errs []error
+	m.webhooks, errs = webhooksOf(m.validatingWebhookConfigurations, m.mutatingWebhookConfigurations, "manifest/")
 	for i := range m.webhooks {
 		m.webhooks[i].Static = true
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // WebhooksOf returns the webhooks of webhook configurations registered
 // through the API, as kube-apiserver's webhook sources hold them: the
 // configurations sorted by name, each one's webhooks in order, with their
-// UIDs ("<configuration>/<webhook>/<n>") and parsed selectors. The error
-// joins the selectors that do not parse. The configurations must carry
-// their defaults (SetDefaults) and not change afterwards.
-func WebhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfiguration, mutating []*admissionregistrationv1.MutatingWebhookConfiguration) ([]Webhook, error) {
+// UIDs ("<configuration>/<webhook>/<n>") and parsed selectors. A webhook
+// whose selectors do not parse is returned with its Err, as kube-apiserver
+// accepts it and fails only the requests its rules match. The
+// configurations must carry their defaults (SetDefaults) and not change
+// afterwards.
+func WebhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfiguration, mutating []*admissionregistrationv1.MutatingWebhookConfiguration) []Webhook {
 	validating, mutating = slices.Clone(validating), slices.Clone(mutating)
 	sortByName(validating)
 	sortByName(mutating)
-	return webhooksOf(validating, mutating, "")
+	hooks, _ := webhooksOf(validating, mutating, "")
+	return hooks
 }
 
-// webhooksOf builds the webhooks of configurations, their UIDs prefixed.
-func webhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfiguration, mutating []*admissionregistrationv1.MutatingWebhookConfiguration, uidPrefix string) ([]Webhook, error) {
-	var errs []error
-	var out []Webhook
+// webhooksOf builds the webhooks of configurations, their UIDs prefixed;
+// errs are the selectors that do not parse, named after their webhooks.
+func webhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfiguration, mutating []*admissionregistrationv1.MutatingWebhookConfiguration, uidPrefix string) (out []Webhook, errs []error) {
 	add := func(w Webhook, ns, obj *metav1.LabelSelector) {
-		var err error
+		var err, nsErr, objErr error
 		if w.NamespaceSelector, err = metav1.LabelSelectorAsSelector(ns); err != nil {
-			errs = append(errs, fmt.Errorf("webhook %q: invalid namespaceSelector: %w", w.Name(), err))
+			nsErr = fmt.Errorf("invalid namespaceSelector: %w", err)
+			errs = append(errs, fmt.Errorf("webhook %q: %w", w.Name(), nsErr))
 		}
 		if w.ObjectSelector, err = metav1.LabelSelectorAsSelector(obj); err != nil {
-			errs = append(errs, fmt.Errorf("webhook %q: invalid objectSelector: %w", w.Name(), err))
+			objErr = fmt.Errorf("invalid objectSelector: %w", err)
+			errs = append(errs, fmt.Errorf("webhook %q: %w", w.Name(), objErr))
 		}
+		w.Err = errors.Join(nsErr, objErr)
 		out = append(out, w)
 	}
 	for _, c := range validating {
@@ -264,7 +285,7 @@ func webhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfigura
 			add(Webhook{UID: uidPrefix + webhookUID(c.Name, h.Name, seen), ConfigurationName: c.Name, Mutating: h}, h.NamespaceSelector, h.ObjectSelector)
 		}
 	}
-	return out, errors.Join(errs...)
+	return out, errs
 }
 
 func webhookUID(configuration, webhook string, seen map[string]int) string {

@@ -1,14 +1,20 @@
 package admissionmanifest
 
 import (
+	"context"
 	"io/fs"
+	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 const vwcA = `apiVersion: admissionregistration.k8s.io/v1
@@ -174,7 +180,8 @@ func TestWebhookUIDCountsRepeatedNames(t *testing.T) {
 
 // TestWebhooksOf: API webhooks as kube-apiserver's sources hold them:
 // configurations by name, UIDs without the manifest prefix, selectors
-// parsed, errors joined.
+// parsed, and a selector that does not parse kept as the webhook's own
+// error (kube-apiserver accepts the configuration).
 func TestWebhooksOf(t *testing.T) {
 	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "b"},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "v.example.com", NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}}}
@@ -182,15 +189,101 @@ func TestWebhooksOf(t *testing.T) {
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "w.example.com", NamespaceSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"-": "x"}}, ObjectSelector: &metav1.LabelSelector{}}}}
 	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "m"},
 		Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "m.example.com", NamespaceSelector: &metav1.LabelSelector{}, ObjectSelector: &metav1.LabelSelector{}}}}
-	hooks, err := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{v, v2}, []*admissionregistrationv1.MutatingWebhookConfiguration{m})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `webhook "w.example.com": invalid namespaceSelector`)
+	hooks := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{v, v2}, []*admissionregistrationv1.MutatingWebhookConfiguration{m})
 	require.Len(t, hooks, 3)
 	assert.Equal(t, "a/w.example.com/0", hooks[0].UID, "configurations sorted by name")
 	assert.Equal(t, "b/v.example.com/0", hooks[1].UID)
 	assert.Equal(t, "m/m.example.com/0", hooks[2].UID)
 	assert.NotNil(t, hooks[2].Mutating)
 	assert.Equal(t, "a=b", hooks[1].ObjectSelector.String())
+	assert.Error(t, hooks[0].Err)
+	assert.NoError(t, hooks[1].Err)
+	assert.NoError(t, hooks[2].Err)
+}
+
+// TestWebhooksOfSelectorErrors: each selector that does not parse is the
+// webhook's Err, with kube-apiserver's parse error; that selector is nil,
+// the other one parsed.
+func TestWebhooksOfSelectorErrors(t *testing.T) {
+	badKey := &metav1.LabelSelector{MatchLabels: map[string]string{"-": "x"}}
+	badOp := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "k", Operator: "Near", Values: []string{"v"}}}}
+	good := &metav1.LabelSelector{MatchLabels: map[string]string{"a": "b"}}
+	for _, tc := range []struct {
+		name               string
+		ns, obj            *metav1.LabelSelector
+		wantErr            []string // the lines of Err; none: nil
+		wantNS, wantObject string   // the parsed selectors; "<nil>" when they do not parse
+	}{
+		{name: "both parse", ns: good, obj: nil, wantNS: "a=b", wantObject: "<nothing>"},
+		{name: "bad namespaceSelector", ns: badKey, obj: good,
+			wantErr: []string{`invalid namespaceSelector: key: Invalid value: "-": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`},
+			wantNS:  "<nil>", wantObject: "a=b"},
+		{name: "bad objectSelector", ns: good, obj: badOp,
+			wantErr: []string{`invalid objectSelector: "Near" is not a valid label selector operator`},
+			wantNS:  "a=b", wantObject: "<nil>"},
+		{name: "both bad", ns: badOp, obj: badOp,
+			wantErr: []string{`invalid namespaceSelector: "Near" is not a valid label selector operator`, `invalid objectSelector: "Near" is not a valid label selector operator`},
+			wantNS:  "<nil>", wantObject: "<nil>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "c"},
+				Webhooks: []admissionregistrationv1.MutatingWebhook{{Name: "w.example.com", NamespaceSelector: tc.ns, ObjectSelector: tc.obj}}}
+			hooks := WebhooksOf(nil, []*admissionregistrationv1.MutatingWebhookConfiguration{c})
+			require.Len(t, hooks, 1)
+			h := hooks[0]
+			if tc.wantErr == nil {
+				assert.NoError(t, h.Err)
+			} else {
+				require.Error(t, h.Err)
+				assert.Equal(t, tc.wantErr, strings.Split(h.Err.Error(), "\n"))
+			}
+			assert.Equal(t, tc.wantNS, selectorString(h.NamespaceSelector))
+			assert.Equal(t, tc.wantObject, selectorString(h.ObjectSelector))
+		})
+	}
+}
+
+func selectorString(s labels.Selector) string {
+	if s == nil {
+		return "<nil>"
+	}
+	if s.String() == "" && !s.Empty() {
+		return "<nothing>"
+	}
+	return s.String()
+}
+
+// TestWebhookSelectorErrorFailsMatchingRequests: a webhook with an Err is
+// accepted; a request its rules match fails with kube-apiserver's internal
+// error, the others are untouched.
+func TestWebhookSelectorErrorFailsMatchingRequests(t *testing.T) {
+	none := admissionregistrationv1.SideEffectClassNone
+	c := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "c"}, Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+		Name: "pods.example.com", SideEffects: &none, AdmissionReviewVersions: []string{"v1"},
+		ObjectSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"-": "x"}},
+		Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+			Rule: admissionregistrationv1.Rule{APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}}}}}}
+	SetDefaultsValidatingWebhookConfiguration(c)
+	hooks := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{c}, nil)
+	require.Len(t, hooks, 1)
+	require.Error(t, hooks[0].Err)
+	matcher, err := NewWebhookMatcher(hooks, MatchOptions{API: true})
+	require.NoError(t, err)
+
+	pod := &Request{Operation: admissionv1.Create, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Pod"},
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "pods"}, Namespace: "ns"}
+	got := matcher.Match(context.Background(), pod)
+	require.Len(t, got, 1)
+	require.Error(t, got[0].Err)
+	assert.True(t, apierrors.IsInternalError(got[0].Err))
+	_, parseErr := metav1.LabelSelectorAsSelector(c.Webhooks[0].ObjectSelector)
+	require.Error(t, parseErr)
+	assert.EqualError(t, hooks[0].Err, "invalid objectSelector: "+parseErr.Error())
+	assert.EqualError(t, got[0].Err, "Internal error occurred: "+parseErr.Error())
+
+	secret := &Request{Operation: admissionv1.Create, Kind: schema.GroupVersionKind{Version: "v1", Kind: "Secret"},
+		Resource: schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, Namespace: "ns"}
+	assert.Empty(t, matcher.Match(context.Background(), secret), "a request the rules do not match is not affected")
 }
 
 func TestCheckClientConfig(t *testing.T) {

@@ -181,8 +181,7 @@ func TestWebhookMatcherNoExemptions(t *testing.T) {
 		Rules: []admissionregistrationv1.RuleWithOperations{{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.OperationAll},
 			Rule: admissionregistrationv1.Rule{APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*/*"}}}}}}}
 	SetDefaultsValidatingWebhookConfiguration(c)
-	hooks, err := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{c}, nil)
-	require.NoError(t, err)
+	hooks := WebhooksOf([]*admissionregistrationv1.ValidatingWebhookConfiguration{c}, nil)
 	review := &Request{Operation: admissionv1.Create, Kind: schema.GroupVersionKind{Group: "authorization.k8s.io", Version: "v1", Kind: "SubjectAccessReview"},
 		Resource: schema.GroupVersionResource{Group: "authorization.k8s.io", Version: "v1", Resource: "subjectaccessreviews"}}
 	scale := &Request{Operation: admissionv1.Update, Kind: schema.GroupVersionKind{Group: "autoscaling", Version: "v1", Kind: "Scale"},

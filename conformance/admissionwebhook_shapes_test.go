@@ -656,8 +656,7 @@ func (h *shHarness) gatehouse(t *testing.T, s shShape, static, api []runtime.Obj
 				validating = append(validating, c)
 			}
 		}
-		hooks, err := admissionmanifest.WebhooksOf(validating, mutating)
-		require.NoError(t, err)
+		hooks := admissionmanifest.WebhooksOf(validating, mutating)
 		for i := range hooks {
 			hooks[i].Static = set.static
 		}

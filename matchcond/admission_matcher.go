@@ -126,8 +126,34 @@ type AdmissionMatchResult struct {
 // first false one, and, for webhooks, one exclusion when the request is
 // excluded without error (kube-apiserver's webhook dispatcher records it).
 func (m *AdmissionMatcher) Match(ctx context.Context, a *AdmissionAttributes) AdmissionMatchResult {
+	res, _ := m.match(ctx, a, false)
+	return res
+}
+
+// AdmissionConditionResult is how one match condition evaluated.
+type AdmissionConditionResult struct {
+	// Name is the condition's name.
+	Name string
+	// Value is the condition's value; false when Err is set.
+	Value bool
+	// Err is the condition's error, with kube-apiserver's text
+	// ("expression '<expression>' resulted in error: ...", or
+	// "compilation error: ..." for a condition that did not compile).
+	Err error
+}
+
+// Explain decides as Match does, with the same result and metrics, and
+// tells each condition's outcome, in order: kube-apiserver evaluates every
+// condition before it decides, so all are listed, also after a false one.
+// None are listed when the budget ran out (ErrOutOfBudget: the result's
+// Error under failurePolicy Fail, an exclusion under Ignore).
+func (m *AdmissionMatcher) Explain(ctx context.Context, a *AdmissionAttributes) (AdmissionMatchResult, []AdmissionConditionResult) {
+	return m.match(ctx, a, true)
+}
+
+func (m *AdmissionMatcher) match(ctx context.Context, a *AdmissionAttributes, explain bool) (AdmissionMatchResult, []AdmissionConditionResult) {
 	if m == nil || len(m.conditions) == 0 {
-		return AdmissionMatchResult{Matches: true}
+		return AdmissionMatchResult{Matches: true}, nil
 	}
 	var operation string
 	if a.Request != nil {
@@ -136,14 +162,21 @@ func (m *AdmissionMatcher) Match(ctx context.Context, a *AdmissionAttributes) Ad
 	rec := m.recorder(operation)
 	act := m.activation(ctx, a)
 	results, err := m.evaluate(ctx, act)
+	var outcomes []AdmissionConditionResult
+	if explain && err == nil {
+		outcomes = make([]AdmissionConditionResult, len(results))
+		for i, r := range results {
+			outcomes[i] = AdmissionConditionResult{Name: m.conditions[i].name, Value: r.val == types.True, Err: r.err}
+		}
+	}
 	if err != nil {
 		rec.seconds()
 		if m.failurePolicy == admissionregistrationv1.Fail {
-			return AdmissionMatchResult{Error: err}
+			return AdmissionMatchResult{Error: err}, outcomes
 		}
 		if m.failurePolicy == admissionregistrationv1.Ignore {
 			rec.exclusion()
-			return AdmissionMatchResult{}
+			return AdmissionMatchResult{}, outcomes
 		}
 	}
 	var failed []error
@@ -155,20 +188,20 @@ func (m *AdmissionMatcher) Match(ctx context.Context, a *AdmissionAttributes) Ad
 		if r.val == types.False {
 			rec.seconds()
 			rec.exclusion()
-			return AdmissionMatchResult{FailedConditionName: m.conditions[i].name}
+			return AdmissionMatchResult{FailedConditionName: m.conditions[i].name}, outcomes
 		}
 	}
 	if len(failed) > 0 {
 		rec.seconds()
 		if m.failurePolicy == admissionregistrationv1.Fail {
-			return AdmissionMatchResult{Error: utilerrors.NewAggregate(failed)}
+			return AdmissionMatchResult{Error: utilerrors.NewAggregate(failed)}, outcomes
 		}
 		if m.failurePolicy == admissionregistrationv1.Ignore {
 			rec.exclusion()
-			return AdmissionMatchResult{}
+			return AdmissionMatchResult{}, outcomes
 		}
 	}
-	return AdmissionMatchResult{Matches: true}
+	return AdmissionMatchResult{Matches: true}, outcomes
 }
 
 // admissionResult is the outcome of one condition.

@@ -60,7 +60,7 @@ type Options struct {
 	Converter Converter
 	// Authorizer answers the expressions' authorizer checks, cached per
 	// request; nil leaves authorizer undefined.
-	Authorizer matchcond.Authorizer
+	Authorizer Authorizer
 	// Defaulter runs after each successful mutation on its result, as
 	// kube-apiserver defaults objects between mutations; nil defaults
 	// nothing (a library cannot embed every type's defaulting).
@@ -83,9 +83,13 @@ type Options struct {
 	// requests on admission policies and bindings.
 	StaticPolicies []*admissionregistrationv1.MutatingAdmissionPolicy
 	StaticBindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
-	// ExcludedResources are resources no policy sees; nil is
-	// kube-apiserver's list (the authentication and authorization
-	// reviews).
+	// ExcludedResources are the resources no policy sees, in any version
+	// and with any subresource. nil is kube-apiserver 1.37's list, the
+	// authentication and authorization reviews: tokenreviews and
+	// selfsubjectreviews of authentication.k8s.io, subjectaccessreviews,
+	// selfsubjectaccessreviews, localsubjectaccessreviews and
+	// selfsubjectrulesreviews of authorization.k8s.io. An empty, non-nil
+	// list excludes none (policies then see the reviews too).
 	ExcludedResources []schema.GroupResource
 }
 

@@ -59,7 +59,7 @@ type Options struct {
 	Converter Converter
 	// Authorizer answers the expressions' authorizer checks, cached per
 	// request; nil leaves authorizer undefined.
-	Authorizer matchcond.Authorizer
+	Authorizer Authorizer
 	// Metrics receives kube-apiserver's validating admission policy
 	// metrics; nil records nothing. Clock times them; nil is the real
 	// clock.
@@ -78,9 +78,13 @@ type Options struct {
 	// requests on admission policies and bindings.
 	StaticPolicies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	StaticBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
-	// ExcludedResources are resources no policy sees; nil is
-	// kube-apiserver's list (the authentication and authorization
-	// reviews).
+	// ExcludedResources are the resources no policy sees, in any version
+	// and with any subresource. nil is kube-apiserver 1.37's list, the
+	// authentication and authorization reviews: tokenreviews and
+	// selfsubjectreviews of authentication.k8s.io, subjectaccessreviews,
+	// selfsubjectaccessreviews, localsubjectaccessreviews and
+	// selfsubjectrulesreviews of authorization.k8s.io. An empty, non-nil
+	// list excludes none (policies then see the reviews too).
 	ExcludedResources []schema.GroupResource
 }
 
@@ -341,7 +345,10 @@ func (s *state) policy(ctx context.Context, cp *compiledPolicy, m admissionmatch
 			return err
 		}
 	}
-	annotations.publish(cp.name, &s.result)
+	dropped := annotations.publish(cp.name, &s.result)
+	if pt != nil {
+		pt.DroppedAuditAnnotations = dropped
+	}
 	return nil
 }
 
@@ -352,7 +359,7 @@ func (s *state) binding(ctx context.Context, cp *compiledPolicy, cb *compiledBin
 	if pt != nil {
 		var why admissionmatch.Explanation
 		bm, why = cb.constraints.Explain(ctx, &s.match)
-		pt.Bindings = append(pt.Bindings, BindingTrace{Binding: cb.name, Matched: bm.Matches, Err: bm.Err, Actions: cb.binding.Spec.ValidationActions})
+		pt.Bindings = append(pt.Bindings, BindingTrace{Binding: cb.name, Matched: bm.Matches, Resource: bm.Resource, Kind: bm.Kind, Err: bm.Err, Actions: cb.binding.Spec.ValidationActions})
 		bt = &pt.Bindings[len(pt.Bindings)-1]
 		if !bm.Matches {
 			bt.Reason = why.Reason.String()
@@ -398,10 +405,13 @@ func (s *state) binding(ctx context.Context, cp *compiledPolicy, cb *compiledBin
 		ns, err := s.ns.Get(ctx, name)
 		if err != nil {
 			var status *apierrors.StatusError
-			if errors.As(err, &status) {
-				return status
+			if !errors.As(err, &status) {
+				status = apierrors.NewInternalError(err)
 			}
-			return apierrors.NewInternalError(err)
+			if bt != nil {
+				bt.NamespaceErr = status
+			}
+			return status
 		}
 		namespace = ns
 	}
@@ -413,6 +423,7 @@ func (s *state) binding(ctx context.Context, cp *compiledPolicy, cb *compiledBin
 		if s.d.o.Metrics != nil {
 			in.clock = s.d.clock
 		}
+		in.explain = bt != nil
 		var it *InvocationTrace
 		if p != nil {
 			in.params = paramContent(p.Content, cp.policy.Spec.ParamKind)

@@ -106,7 +106,8 @@
 // [NewDispatcher] takes policies and bindings as API objects (decoded with
 // [Decode], REST-validated with admissionmanifest.Validator); [FromManifests]
 // takes the ValidatingAdmissionPolicy directory of a static admission
-// configuration loaded by admissionmanifest.
+// configuration loaded by admissionmanifest. [NewRequest] makes a Request
+// of typed objects (or unstructured ones) in one line.
 //
 // # Differences from kube-apiserver
 //

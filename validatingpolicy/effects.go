@@ -142,27 +142,41 @@ func (c *annotationCollector) add(key, value string) {
 }
 
 // publish adds the policy's annotations to the result as
-// "<policy>/<key>", the values joined with ", ".
-func (c *annotationCollector) publish(policy string, r *Result) {
+// "<policy>/<key>", the values joined with ", ", and returns those the
+// request's attributes refused, which kube-apiserver logs and drops.
+func (c *annotationCollector) publish(policy string, r *Result) []DroppedAuditAnnotation {
+	var dropped []DroppedAuditAnnotation
 	for _, key := range c.keys {
-		addAnnotation(r, policy+"/"+key, strings.Join(c.values[key], ", "))
+		full, value := policy+"/"+key, strings.Join(c.values[key], ", ")
+		if err := addAnnotation(r, full, value); err != nil {
+			dropped = append(dropped, DroppedAuditAnnotation{Key: full, Value: value, Err: err.Error()})
+		}
 	}
+	return dropped
 }
 
 // addAnnotation adds an audit annotation as kube-apiserver's admission
-// attributes do: a key that is not a qualified name with a prefix is
-// dropped, and so is a key already set to another value.
-func addAnnotation(r *Result, key, value string) {
-	if strings.Count(key, "/") != 1 || len(utilvalidation.IsQualifiedName(key)) != 0 {
-		return
+// attributes do (AddAnnotation, at audit level Metadata), with their
+// errors: a key that is not a qualified name with a prefix is refused, and
+// so is a key already set to another value.
+func addAnnotation(r *Result, key, value string) error {
+	if strings.Count(key, "/") != 1 {
+		return errors.New("annotation key has invalid format, the right format is a DNS subdomain prefix and '/' and key name. (e.g. 'podsecuritypolicy.admission.k8s.io/admit-policy')")
+	}
+	if msgs := utilvalidation.IsQualifiedName(key); len(msgs) != 0 {
+		//lint:ignore ST1005 kube-apiserver's text
+		return fmt.Errorf("annotation key has invalid format %s. A qualified name like 'podsecuritypolicy.admission.k8s.io/admit-policy' is required.", strings.Join(msgs, ","))
 	}
 	if old, ok := r.AuditAnnotations[key]; ok && old != value {
-		return
+		// kube-apiserver's text, its typo and its annotation struct
+		// (level, value) included.
+		return fmt.Errorf("admission annotations are not allowd to be overwritten, key:%q, old value: {Metadata %s}, new value: {Metadata %s}", key, old, value)
 	}
 	if r.AuditAnnotations == nil {
 		r.AuditAnnotations = map[string]string{}
 	}
 	r.AuditAnnotations[key] = value
+	return nil
 }
 
 // publishFailures adds the validation_failure annotation of the Audit
@@ -179,7 +193,7 @@ func (s *state) publishFailures() {
 	if err != nil {
 		return
 	}
-	addAnnotation(&s.result, ValidationFailureAnnotation, string(b))
+	_ = addAnnotation(&s.result, ValidationFailureAnnotation, string(b)) // a valid key, set once
 }
 
 // denial is kube-apiserver's status of the first denied decision, or nil.

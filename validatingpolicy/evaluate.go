@@ -45,6 +45,8 @@ type evalInput struct {
 	authorizer matchcond.Authorizer
 	// clock times decisions for the metrics; nil does not.
 	clock clock.PassiveClock
+	// explain asks for each match condition's outcome.
+	explain bool
 	// requestVal is request's CEL value, built on first use and shared by
 	// the invocation's lists of expressions (it is read, never changed).
 	requestVal ref.Val
@@ -90,6 +92,8 @@ type validateResult struct {
 	// invocation; failedCondition names it.
 	skipped         bool
 	failedCondition string
+	// conditions are the match conditions' outcomes, when explained.
+	conditions []matchcond.AdmissionConditionResult
 }
 
 // errorDecision is the decision of an error under the failure policy:
@@ -117,19 +121,26 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 	if p.envErr != nil {
 		return validateResult{decisions: []decision{errorDecision(fp, p.envErr.Error(), -1)}}
 	}
+	var conditions []matchcond.AdmissionConditionResult
 	if p.conditions != nil {
-		mc := p.conditions.Match(ctx, &matchcond.AdmissionAttributes{
+		attrs := &matchcond.AdmissionAttributes{
 			Object:     objectOf(in.object),
 			OldObject:  objectOf(in.oldObject),
 			Request:    in.request,
 			Params:     objectOf(in.params),
 			Authorizer: in.authorizer,
-		})
+		}
+		var mc matchcond.AdmissionMatchResult
+		if in.explain {
+			mc, conditions = p.conditions.Explain(ctx, attrs)
+		} else {
+			mc = p.conditions.Match(ctx, attrs)
+		}
 		if mc.Error != nil {
-			return validateResult{decisions: []decision{errorDecision(fp, mc.Error.Error(), -1)}}
+			return validateResult{decisions: []decision{errorDecision(fp, mc.Error.Error(), -1)}, conditions: conditions}
 		}
 		if !mc.Matches {
-			return validateResult{skipped: true, failedCondition: mc.FailedConditionName}
+			return validateResult{skipped: true, failedCondition: mc.FailedConditionName, conditions: conditions}
 		}
 	}
 
@@ -144,7 +155,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 		var err error
 		results[i], remaining, err = evaluate(act, &p.validations[i].expression, remaining, in.clock)
 		if err != nil {
-			return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}}
+			return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}, conditions: conditions}
 		}
 	}
 
@@ -167,7 +178,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 		}
 	}
 
-	out := validateResult{decisions: make([]decision, len(p.validations))}
+	out := validateResult{decisions: make([]decision, len(p.validations)), conditions: conditions}
 	for i := range p.validations {
 		v, r, d := &p.validations[i], &results[i], &out.decisions[i]
 		d.index, d.elapsed = i, r.elapsed
@@ -218,7 +229,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 		a := &p.auditAnnotations[i]
 		r, rest, err := evaluate(aact, &a.expression, remaining, in.clock)
 		if err != nil {
-			return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}}
+			return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}, conditions: conditions}
 		}
 		remaining = rest
 		ar := &out.annotations[i]

@@ -3,8 +3,10 @@ package validatingpolicy_test
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	admissionv1 "k8s.io/api/admission/v1"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -135,4 +137,63 @@ spec:
 	// validation 0: compilation failed: ERROR: <input>:1:25: undeclared reference to 'params' (in container '')
 	//  | object.spec.replicas <= params.maxReplicas
 	//  | ........................^
+}
+
+const bigDeployments = `
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: big-deployments
+spec:
+  matchConstraints:
+    resourceRules:
+    - apiGroups: ["apps"]
+      apiVersions: ["v1"]
+      operations: ["CREATE"]
+      resources: ["deployments"]
+  validations:
+  - expression: "object.spec.replicas <= 5 || authorizer.requestResource.check('scale-beyond-limit').allowed()"
+    message: "more than 5 replicas needs the scale-beyond-limit verb"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: big-deployments
+spec:
+  policyName: big-deployments
+  validationActions: [Deny]
+`
+
+// platformTeam allows the scale-beyond-limit verb on deployments to the
+// members of the platform group, and has no opinion otherwise.
+type platformTeam struct{}
+
+func (platformTeam) Authorize(_ context.Context, a *validatingpolicy.AuthorizationAttributes) (validatingpolicy.Decision, string, error) {
+	if a.User != nil && slices.Contains(a.User.Groups, "platform") && a.Verb == "scale-beyond-limit" && a.Resource == "deployments" {
+		return validatingpolicy.DecisionAllow, "platform team", nil
+	}
+	return validatingpolicy.DecisionNoOpinion, "", nil
+}
+
+// Expressions ask the caller's Authorizer (validatingpolicy.Authorizer, the
+// same type as matchcond's and mutation's) through the authorizer
+// variable.
+func ExampleAuthorizer() {
+	objs, err := validatingpolicy.Decode([]byte(bigDeployments))
+	if err != nil {
+		panic(err)
+	}
+	d, err := validatingpolicy.NewDispatcher(objs.Policies, objs.Bindings, validatingpolicy.Options{Authorizer: platformTeam{}})
+	if err != nil {
+		panic(err)
+	}
+	for _, groups := range [][]string{{"developers"}, {"platform"}} {
+		req := deployment("dev", 8)
+		req.UserInfo = authenticationv1.UserInfo{Username: "jane", Groups: groups}
+		_, err := d.Validate(context.Background(), req)
+		fmt.Printf("%v: %v\n", groups, err)
+	}
+	// Output:
+	// [developers]: deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'big-deployments' with binding 'big-deployments' denied request: more than 5 replicas needs the scale-beyond-limit verb
+	// [platform]: <nil>
 }

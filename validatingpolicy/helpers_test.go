@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
-	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
 // policy is a policy on every resource, with its defaults, and options.
@@ -118,6 +117,6 @@ var namespaces = NamespaceLookupFunc(func(_ context.Context, name string) (*core
 // allowAll allows every authorizer check.
 type allowAll struct{}
 
-func (allowAll) Authorize(context.Context, *matchcond.AuthorizationAttributes) (matchcond.Decision, string, error) {
-	return matchcond.DecisionAllow, "", nil
+func (allowAll) Authorize(context.Context, *AuthorizationAttributes) (Decision, string, error) {
+	return DecisionAllow, "", nil
 }

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
+	"github.com/gatehouse-dev/gatehouse/internal/admissionrequest"
 )
 
 // Request is one admission request, as kube-apiserver's admission chain hands
@@ -45,6 +46,40 @@ type Request struct {
 	// of the cost of a request; set on objects that are not so, results
 	// may differ from kube-apiserver's.
 	Normalized bool
+}
+
+// NewRequest returns the request of an operation op on resource (the
+// request's resource, in the version of the objects) whose new object is
+// obj and old object oldObj, either of which may be nil: typed objects (the
+// k8s.io/api types, or any Go type with its apiVersion and kind) or
+// unstructured ones. For the common case, a CREATE of a typed Pod:
+//
+//	req, err := validatingpolicy.NewRequest(admissionv1.Create, corev1.SchemeGroupVersion.WithResource("pods"), pod, nil)
+//
+// A typed object is converted with
+// runtime.DefaultUnstructuredConverter.ToUnstructured and given its
+// TypeMeta's apiVersion and kind or, when they are empty, those of its Go
+// type among the built-in kinds; the request is then Normalized (the
+// converted form of a Go object is what kube-apiserver holds). An
+// unstructured object is taken as it is (not copied, not normalized, and
+// the request not Normalized). Kind is the objects' kind; Name and
+// Namespace are read from the new object's metadata (the old one's on
+// DELETE), a request on namespaces carrying the namespace's name as
+// Namespace. The other fields (SubResource, UserInfo, DryRun, Options, ...)
+// are left for the caller to set, as are Name and Namespace when they must
+// differ. The objects are not modified.
+//
+// The error is for objects whose kind cannot be known (no apiVersion and
+// kind and not a built-in Go type), a TypeMeta that names a kind the Go
+// type is not, objects of two kinds, an object that does not convert, or
+// no object at all.
+func NewRequest(op admissionv1.Operation, resource schema.GroupVersionResource, obj, oldObj runtime.Object) (*Request, error) {
+	objs, err := admissionrequest.FromObjects(resource, obj, oldObj)
+	if err != nil {
+		return nil, err
+	}
+	return &Request{Operation: op, Kind: objs.Kind, Resource: resource, Name: objs.Name, Namespace: objs.Namespace,
+		Object: objs.Object, OldObject: objs.OldObject, Normalized: objs.Normalized}, nil
 }
 
 func (r *Request) attributes() *admissionpolicy.Attributes {
