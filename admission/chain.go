@@ -203,6 +203,9 @@ type Request struct {
 	// (see validatingpolicy.Request.Normalized): the engines skip that
 	// conversion.
 	Normalized bool
+	// WithoutMetadata says that the objects are of a kind without metadata
+	// that is not built in (see admissionwebhook.Request.WithoutMetadata).
+	WithoutMetadata bool
 }
 
 // Result is what the chain did to a request, admitted or denied.
@@ -354,7 +357,7 @@ func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation,
 		// MutatingAdmissionPolicy handles these, not DELETE.
 		mreq := &mutation.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 			Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-			Object: object, OldObject: req.OldObject, Normalized: req.Normalized, Reinvocation: &r.rc}
+			Object: object, OldObject: req.OldObject, Normalized: req.Normalized, WithoutMetadata: req.WithoutMetadata, Reinvocation: &r.rc}
 		start := c.clock.Now()
 		var mres mutation.Result
 		var err error
@@ -412,7 +415,7 @@ func (c *Chain) mutatingPass(ctx context.Context, req *Request, r *Reinvocation,
 func (c *Chain) webhookRequest(req *Request, object *unstructured.Unstructured) *admissionwebhook.Request {
 	return &admissionwebhook.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: object, OldObject: req.OldObject}
+		Object: object, OldObject: req.OldObject, Normalized: req.Normalized, WithoutMetadata: req.WithoutMetadata}
 }
 
 // gather adds a plugin's warnings and audit annotations to the request's.
@@ -438,7 +441,7 @@ func jsonEqual(a, b *unstructured.Unstructured) bool {
 func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
 	vreq := &validatingpolicy.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: res.Object, OldObject: req.OldObject, Normalized: req.Normalized}
+		Object: res.Object, OldObject: req.OldObject, Normalized: req.Normalized, WithoutMetadata: req.WithoutMetadata}
 	start := c.clock.Now()
 	var vres validatingpolicy.Result
 	var err error

@@ -47,6 +47,11 @@ type Request struct {
 	// Object is the new object and OldObject the old one (nil when the
 	// request has none). Neither is modified.
 	Object, OldObject *unstructured.Unstructured
+	// Normalized says that the objects of a built-in kind are already as
+	// kube-apiserver holds them: the unstructured form of their Go type
+	// (see validatingpolicy.Request.Normalized); the mutating webhooks'
+	// dispatch then skips taking them through it.
+	Normalized bool
 	// WithoutMetadata says that the objects are of a kind without metadata
 	// (an aggregated API's options kind, say), which kube-apiserver holds
 	// typed and whose labels it cannot read: no objectSelector but an empty

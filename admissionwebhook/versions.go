@@ -38,7 +38,7 @@ type versions struct {
 }
 
 func newVersions(d *Dispatcher, r *Request) *versions {
-	return &versions{d: d, r: r, object: r.Object}
+	return &versions{d: d, r: r, object: r.Object, normalized: r.Normalized}
 }
 
 // normalize takes the attributes' object through its Go type, once.

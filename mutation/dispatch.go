@@ -279,6 +279,8 @@ func (d *Dispatcher) admit(ctx context.Context, req *Request, t *Trace) (Result,
 		Namespace:   req.Namespace,
 		Namespaces:  &s.ns,
 		Equivalents: d.o.Equivalents,
+		// The built-in kinds without metadata are known from Kind.
+		WithoutMetadata: req.WithoutMetadata,
 	}
 	if obj := admissionpolicy.Content(req.Object); obj != nil {
 		s.match.Object = req.Object

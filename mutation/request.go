@@ -47,6 +47,12 @@ type Request struct {
 	// before the first policy; set on objects that are not so, results may
 	// differ from kube-apiserver's.
 	Normalized bool
+	// WithoutMetadata says that the objects are of a kind without metadata
+	// (an aggregated API's options kind, say), which kube-apiserver holds
+	// typed and whose labels it cannot read: no objectSelector but an empty
+	// one matches them. The built-in kinds without metadata (PodExecOptions
+	// and the other options kinds) are known from Kind without it.
+	WithoutMetadata bool
 	// Reinvocation carries the reinvocation state between the two passes
 	// of the admission chain over one request; nil when the caller does
 	// not reinvoke (see ReinvocationContext).

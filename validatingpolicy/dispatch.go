@@ -250,6 +250,8 @@ func (d *Dispatcher) validate(ctx context.Context, req *Request, t *Trace) (Resu
 		Namespace:   req.Namespace,
 		Namespaces:  &s.ns,
 		Equivalents: d.o.Equivalents,
+		// The built-in kinds without metadata are known from Kind.
+		WithoutMetadata: req.WithoutMetadata,
 	}
 	if obj := admissionpolicy.Content(req.Object); obj != nil {
 		s.match.Object = req.Object

@@ -46,6 +46,12 @@ type Request struct {
 	// of the cost of a request; set on objects that are not so, results
 	// may differ from kube-apiserver's.
 	Normalized bool
+	// WithoutMetadata says that the objects are of a kind without metadata
+	// (an aggregated API's options kind, say), which kube-apiserver holds
+	// typed and whose labels it cannot read: no objectSelector but an empty
+	// one matches them. The built-in kinds without metadata (PodExecOptions
+	// and the other options kinds) are known from Kind without it.
+	WithoutMetadata bool
 }
 
 // NewRequest returns the request of an operation op on resource (the
