@@ -95,8 +95,13 @@ type MatchOptions struct {
 	// policies and bindings). Without it every webhook behaves as a static
 	// one.
 	API bool
-	// ExcludedResources are resources no webhook sees; nil is
-	// kube-apiserver's list (the authentication and authorization reviews).
+	// ExcludedResources are the resources no webhook sees, in any version
+	// and with any subresource. nil is kube-apiserver 1.37's list, the
+	// authentication and authorization reviews: tokenreviews and
+	// selfsubjectreviews of authentication.k8s.io, subjectaccessreviews,
+	// selfsubjectaccessreviews, localsubjectaccessreviews and
+	// selfsubjectrulesreviews of authorization.k8s.io. An empty, non-nil
+	// list excludes none (webhooks then see the reviews too).
 	ExcludedResources []schema.GroupResource
 	// NoExemptions decides as kube-apiserver's ShouldCallHook does, before
 	// its dispatcher's exemptions: no excluded resource, and the

@@ -372,7 +372,12 @@ func (d *Dispatcher) convert(obj *unstructured.Unstructured, from, to schema.Gro
 	if obj == nil {
 		return nil, nil
 	}
-	if from = ownKind(obj, from); from == to {
+	return d.convertFrom(obj, ownKind(obj, from), to)
+}
+
+// convertFrom converts obj, of kind from, to the version of to.
+func (d *Dispatcher) convertFrom(obj *unstructured.Unstructured, from, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
+	if from == to {
 		return obj, nil
 	}
 	if d.o.Converter == nil {

@@ -307,6 +307,9 @@ func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[st
 	if err == nil {
 		if actual := decodedKind(out, gvk); d.wire.builtins.Recognizes(actual) {
 			if u, ok := d.wire.normal.NormalizeDecoded(actual, out); ok {
+				// The kind it was decoded as, which the document may
+				// leave out in part.
+				(&unstructured.Unstructured{Object: u}).SetGroupVersionKind(actual)
 				return u, nil
 			}
 		}
@@ -328,10 +331,13 @@ func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[st
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)
 	}
-	typedOut, _, err := d.wire.objects.Decode(doc, nil, into)
+	typedOut, actual, err := d.wire.objects.Decode(doc, nil, into)
 	if err != nil {
 		return nil, apierrors.NewInternalError(mutationpatch.KubeSchemeError(err, d.wire.builtins))
 	}
+	// The kind it was decoded as, which the document may not say (a patch
+	// that removed it): kube-apiserver holds a typed object of that kind.
+	typedOut.GetObjectKind().SetGroupVersionKind(*actual)
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typedOut)
 	if err != nil {
 		return nil, apierrors.NewInternalError(err)

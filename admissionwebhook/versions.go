@@ -111,11 +111,14 @@ func (v *versions) patched(obj *unstructured.Unstructured) {
 // kind it now says it is (a patch may have changed it), as kube-apiserver's
 // object convertor converts the versioned object into the attributes' one.
 func (v *versions) back() (*unstructured.Unstructured, error) {
-	from := ownKind(v.versioned, v.kind)
+	// Exactly what the patched object says, empty parts included (a custom
+	// resource's patch may empty its apiVersion; a built-in object's decoded
+	// kind is always set).
+	from := v.versioned.GroupVersionKind()
 	if from == v.r.Kind {
 		return v.versioned, nil
 	}
-	out, err := v.d.convert(v.versioned, from, v.r.Kind)
+	out, err := v.d.convertFrom(v.versioned, from, v.r.Kind)
 	if err != nil {
 		return nil, err
 	}
