@@ -133,7 +133,7 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 		if err := v.to(m.Kind); err != nil {
 			return fail(apierrors.NewInternalError(err))
 		}
-		inv := &invocation{kind: m.Kind, resource: m.Resource}
+		inv := &invocation{kind: m.Kind, resource: m.Resource, as: v.as}
 		if v.versioned != nil {
 			inv.object = v.versioned.Object
 		}
@@ -150,7 +150,7 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 			ignore:                  w.FailurePolicy != nil && *w.FailurePolicy == admissionregistrationv1.Ignore,
 		}
 		start := d.clock.Now()
-		out, changed, ws, err := d.mutate(ctx, h, mh.config, round, i, r, inv, ann)
+		out, as, changed, ws, err := d.mutate(ctx, h, mh.config, round, i, r, inv, ann)
 		warnings = append(warnings, ws...)
 		d.observe(h.name, typeAdmit, string(r.Operation), d.clock.Since(start), err, h.ignore)
 		var status *apierrors.StatusError
@@ -167,7 +167,7 @@ func (d *Dispatcher) admit(ctx context.Context, r *Request, t *Trace) (Result, e
 			t.Webhooks = append(t.Webhooks, wt)
 		}
 		if out != nil {
-			v.patched(&unstructured.Unstructured{Object: out})
+			v.patched(&unstructured.Unstructured{Object: out}, as)
 		}
 		if rc != nil {
 			if changed {
@@ -226,36 +226,36 @@ type patchAnnotation struct {
 
 // mutate calls one mutating webhook, the idx-th of the dispatcher's, and
 // applies its patch: it returns the patched object (nil when the webhook
-// did not patch it), whether it changed, the webhook's warnings and its
-// failure.
-func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, round, idx int, r *Request, inv *invocation, ann *annotations) (out map[string]any, changed bool, warnings []string, err error) {
+// did not patch it) and the kind it is held as, whether it changed, the
+// webhook's warnings and its failure.
+func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, round, idx int, r *Request, inv *invocation, ann *annotations) (out map[string]any, as schema.GroupVersionKind, changed bool, warnings []string, err error) {
 	defer func() {
 		v, _ := json.Marshal(mutationAnnotation{Configuration: config, Webhook: h.name, Mutated: changed})
 		ann.add(fmt.Sprintf("%sround_%d_index_%d", mutationPrefix, round, idx), string(v), false)
 	}()
 	res, warnings, err := d.call(ctx, h, r, inv, true, ann)
 	if err != nil {
-		return nil, false, warnings, err
+		return nil, as, false, warnings, err
 	}
 	if len(res.patch) == 0 {
-		return nil, false, warnings, nil
+		return nil, as, false, warnings, nil
 	}
 	patch, err := jsonpatch.DecodePatch(res.patch)
 	if err != nil {
-		return nil, false, warnings, &callError{webhook: h.name, reason: fmt.Errorf("received undecodable patch in webhook response: %w", err), status: apierrors.NewServiceUnavailable("error decoding patch in webhook response")}
+		return nil, as, false, warnings, &callError{webhook: h.name, reason: fmt.Errorf("received undecodable patch in webhook response: %w", err), status: apierrors.NewServiceUnavailable("error decoding patch in webhook response")}
 	}
 	if len(patch) == 0 {
-		return nil, false, warnings, nil
+		return nil, as, false, warnings, nil
 	}
 	if inv.object == nil {
-		return nil, false, warnings, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
+		return nil, as, false, warnings, apierrors.NewInternalError(fmt.Errorf("admission webhook %q attempted to modify the object, which is not supported for this operation", h.name))
 	}
 	if res.patchType != admissionv1.PatchTypeJSONPatch {
-		return nil, false, warnings, &callError{webhook: h.name, reason: fmt.Errorf("unsupported patch type %q", res.patchType), status: rejectionStatus(h.name, res.result)}
+		return nil, as, false, warnings, &callError{webhook: h.name, reason: fmt.Errorf("unsupported patch type %q", res.patchType), status: rejectionStatus(h.name, res.result)}
 	}
-	out, err = d.applyPatch(res.patch, patch, inv.object, inv.kind)
+	out, as, err = d.applyPatch(res.patch, patch, inv.object, inv.kind, inv.objectKind())
 	if err != nil {
-		return nil, false, warnings, err
+		return nil, as, false, warnings, err
 	}
 	changed = !apiequality.Semantic.DeepEqual(inv.object, out)
 	v, _ := json.Marshal(patchAnnotation{Configuration: config, Webhook: h.name, Patch: patch, PatchType: string(admissionv1.PatchTypeJSONPatch)})
@@ -263,33 +263,34 @@ func (d *Dispatcher) mutate(ctx context.Context, h *hook, config string, round, 
 	if d.o.Defaulter != nil {
 		u := &unstructured.Unstructured{Object: out}
 		d.o.Defaulter(u)
-		if out, err = d.wire.normalize(u.Object, inv.kind); err != nil {
-			return nil, false, warnings, apierrors.NewInternalError(err)
+		if out, err = d.wire.normalize(u.Object, as); err != nil {
+			return nil, as, false, warnings, apierrors.NewInternalError(err)
 		}
 	}
-	return out, changed, warnings, nil
+	return out, as, changed, warnings, nil
 }
 
 // applyPatch applies a webhook's JSON patch to object, the versioned object
-// of kind gvk, as kube-apiserver's mutating dispatcher does: with
+// of kind gvk held as kind as, as kube-apiserver's mutating dispatcher does: with
 // json-patch v4 (through mutationpatch, which bounds copies as
 // kube-apiserver does), then, when gvk is a built-in kind (kube-apiserver
 // holds the object typed), decoded not strictly into the Go type of the
 // kind the patched document names (gvk filling what it leaves out: a patch
 // may change the kind), as unstructured content otherwise. Its errors are
 // internal errors.
-func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[string]any, gvk schema.GroupVersionKind) (map[string]any, error) {
+func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[string]any, gvk, as schema.GroupVersionKind) (map[string]any, schema.GroupVersionKind, error) {
+	var none schema.GroupVersionKind
 	typed := d.wire.builtins.Recognizes(gvk)
 	out, err := mutationpatch.JSONPatch(ops, object, gvk, false)
 	if err != nil && !typed {
 		var status *apierrors.StatusError
 		if errors.As(err, &status) {
-			return nil, status
+			return nil, none, status
 		}
 		if inner := errors.Unwrap(err); inner != nil {
 			err = inner
 		}
-		return nil, apierrors.NewInternalError(err)
+		return nil, none, apierrors.NewInternalError(err)
 	}
 	if err == nil && reflect.ValueOf(out).UnsafePointer() == reflect.ValueOf(object).UnsafePointer() {
 		// mutationpatch leaves the object as it is when a test operation
@@ -298,51 +299,49 @@ func (d *Dispatcher) applyPatch(ops []byte, patch jsonpatch.Patch, object map[st
 	}
 	if !typed {
 		if err != nil {
-			return nil, apierrors.NewInternalError(err)
+			return nil, none, apierrors.NewInternalError(err)
 		}
-		return out, nil
+		// Unstructured: exactly the kind it says, empty parts included.
+		return out, (&unstructured.Unstructured{Object: out}).GroupVersionKind(), nil
 	}
 	// The decoding through the Go type without reflection when the patched
 	// content is certain: the kind it names, a Normalizer's.
 	if err == nil {
 		if actual := decodedKind(out, gvk); d.wire.builtins.Recognizes(actual) {
 			if u, ok := d.wire.normal.NormalizeDecoded(actual, out); ok {
-				// The kind it was decoded as, which the document may
-				// leave out in part.
-				(&unstructured.Unstructured{Object: u}).SetGroupVersionKind(actual)
-				return u, nil
+				return u, actual, nil
 			}
 		}
 	}
 	// kube-apiserver's way: the patch applied to the object's JSON, the
 	// result decoded into the Go type of gvk or of the kind it names.
-	doc, err := d.wire.encodeObject(object, gvk)
+	doc, err := d.wire.encodeObject(object, gvk, as)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, none, apierrors.NewInternalError(err)
 	}
 	if doc, err = mutationpatch.ApplyJSON(patch, doc); err != nil {
 		var status *apierrors.StatusError
 		if errors.As(err, &status) {
-			return nil, status
+			return nil, none, status
 		}
-		return nil, apierrors.NewInternalError(err)
+		return nil, none, apierrors.NewInternalError(err)
 	}
 	into, err := d.wire.builtins.New(gvk)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, none, apierrors.NewInternalError(err)
 	}
 	typedOut, actual, err := d.wire.objects.Decode(doc, nil, into)
 	if err != nil {
-		return nil, apierrors.NewInternalError(mutationpatch.KubeSchemeError(err, d.wire.builtins))
+		return nil, none, apierrors.NewInternalError(mutationpatch.KubeSchemeError(err, d.wire.builtins))
 	}
-	// The kind it was decoded as, which the document may not say (a patch
-	// that removed it): kube-apiserver holds a typed object of that kind.
-	typedOut.GetObjectKind().SetGroupVersionKind(*actual)
+	// The content as decoded (kube-apiserver's typed object keeps the
+	// apiVersion and kind the document says, none if a patch removed them),
+	// and the kind of its Go type.
 	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typedOut)
 	if err != nil {
-		return nil, apierrors.NewInternalError(err)
+		return nil, none, apierrors.NewInternalError(err)
 	}
-	return u, nil
+	return u, *actual, nil
 }
 
 // decodedKind is the kind kube-apiserver's JSON serializer decodes content

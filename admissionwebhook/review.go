@@ -72,6 +72,17 @@ type invocation struct {
 	resource schema.GroupVersionResource
 	object   map[string]any
 	old      map[string]any
+	// as is the kind object is held as, when it differs from what its
+	// content says (see versions.as); zero: its own.
+	as schema.GroupVersionKind
+}
+
+// objectKind is the kind the object is held as.
+func (inv *invocation) objectKind() schema.GroupVersionKind {
+	if !inv.as.Empty() {
+		return inv.as
+	}
+	return ownKind(&unstructured.Unstructured{Object: inv.object}, inv.kind)
 }
 
 // wire encodes AdmissionReviews and decodes the webhooks' answers with the
@@ -111,8 +122,8 @@ func newWire() (*wire, error) {
 // encodeObject is the JSON of object, held in kind gvk, as kube-apiserver
 // encodes its versioned object for a webhook's patch: a built-in object
 // through its Go type (held), in that type's field order.
-func (w *wire) encodeObject(object map[string]any, gvk schema.GroupVersionKind) ([]byte, error) {
-	obj, err := w.held(object, gvk)
+func (w *wire) encodeObject(object map[string]any, gvk, as schema.GroupVersionKind) ([]byte, error) {
+	obj, err := w.held(object, gvk, as)
 	if err != nil {
 		return nil, err
 	}
@@ -120,14 +131,20 @@ func (w *wire) encodeObject(object map[string]any, gvk schema.GroupVersionKind) 
 }
 
 // held is object, versioned in kind, as kube-apiserver holds it: when kind
-// is built-in, typed, in the Go type of the kind the object names (a
-// webhook's patch may have changed it: kube-apiserver decodes the patched
-// object as that kind); unstructured otherwise, whatever it names.
-func (w *wire) held(object map[string]any, kind schema.GroupVersionKind) (runtime.Object, error) {
-	if object != nil && w.builtins.Recognizes(kind) {
-		kind = ownKind(&unstructured.Unstructured{Object: object}, kind)
+// is built-in, typed, in the Go type of kind as (a webhook's patch may have
+// changed it: kube-apiserver decodes the patched object as the kind it
+// names), with the apiVersion and kind its content says; unstructured
+// otherwise, whatever it names.
+func (w *wire) held(object map[string]any, kind, as schema.GroupVersionKind) (runtime.Object, error) {
+	if object == nil || !w.builtins.Recognizes(kind) {
+		return w.typed(object, kind)
 	}
-	return w.typed(object, kind)
+	obj, err := w.typed(object, as)
+	if err != nil {
+		return nil, err
+	}
+	obj.GetObjectKind().SetGroupVersionKind((&unstructured.Unstructured{Object: object}).GroupVersionKind())
+	return obj, nil
 }
 
 // errNoKnownVersion is kube-apiserver's error for a webhook whose
@@ -209,11 +226,11 @@ func (w *wire) review(versions []string, uid types.UID, r *Request, inv *invocat
 
 // v1Request is the request of an admission.k8s.io/v1 AdmissionReview.
 func (w *wire) v1Request(uid types.UID, r *Request, inv *invocation) (*admissionv1.AdmissionRequest, error) {
-	obj, err := w.held(inv.object, inv.kind)
+	obj, err := w.held(inv.object, inv.kind, inv.objectKind())
 	if err != nil {
 		return nil, err
 	}
-	old, err := w.held(inv.old, inv.kind)
+	old, err := w.held(inv.old, inv.kind, ownKind(&unstructured.Unstructured{Object: inv.old}, inv.kind))
 	if err != nil {
 		return nil, err
 	}

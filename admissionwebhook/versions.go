@@ -30,7 +30,11 @@ type versions struct {
 	normalized bool
 	// kind is the kind of versioned and old; zero until the first
 	// conversion.
-	kind         schema.GroupVersionKind
+	kind schema.GroupVersionKind
+	// as is the kind versioned is held as: its Go type's for a built-in
+	// kind (whatever its content says: a patch may have removed its
+	// apiVersion or kind), its own for unstructured content.
+	as           schema.GroupVersionKind
 	versioned    *unstructured.Unstructured
 	versionedOld *unstructured.Unstructured
 	hasVersioned bool
@@ -99,26 +103,25 @@ func (v *versions) to(kind schema.GroupVersionKind) error {
 		obj = &unstructured.Unstructured{Object: o}
 	}
 	v.kind, v.versioned, v.versionedOld, v.hasVersioned, v.dirty = kind, obj, old, true, false
+	v.as = ownKind(obj, kind)
 	return nil
 }
 
-// patched records a webhook's patched object.
-func (v *versions) patched(obj *unstructured.Unstructured) {
-	v.versioned, v.dirty = obj, true
+// patched records a webhook's patched object, held as kind as.
+func (v *versions) patched(obj *unstructured.Unstructured, as schema.GroupVersionKind) {
+	v.versioned, v.as, v.dirty = obj, as, true
 }
 
 // back converts the patched object back to the request's kind, from the
 // kind it now says it is (a patch may have changed it), as kube-apiserver's
 // object convertor converts the versioned object into the attributes' one.
 func (v *versions) back() (*unstructured.Unstructured, error) {
-	// Exactly what the patched object says, empty parts included (a custom
-	// resource's patch may empty its apiVersion; a built-in object's decoded
-	// kind is always set).
-	from := v.versioned.GroupVersionKind()
-	if from == v.r.Kind {
+	// From the kind it is held as: a built-in object's Go type, a custom
+	// resource's apiVersion and kind exactly (a patch may empty them).
+	if v.as == v.r.Kind {
 		return v.versioned, nil
 	}
-	out, err := v.d.convertFrom(v.versioned, from, v.r.Kind)
+	out, err := v.d.convertFrom(v.versioned, v.as, v.r.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +142,13 @@ func (v *versions) result() (*unstructured.Unstructured, error) {
 	out, err := v.back()
 	if err != nil {
 		return nil, plainError(err)
+	}
+	if out.GroupVersionKind() != v.r.Kind {
+		// A built-in object whose patch removed its apiVersion or kind: it
+		// is one of the request's kind (kube-apiserver's is typed), and
+		// says so to the caller.
+		out = out.DeepCopy()
+		out.SetGroupVersionKind(v.r.Kind)
 	}
 	return out, nil
 }

@@ -198,6 +198,13 @@ func shShapes() []shShape {
 				shShape{name: "a widget patched into v2, reinvoked", request: shWidgetRequest(admission.Create), reinvoke: true, hooks: []shHook{
 					{rules: shAll, patch: `[{"op":"replace","path":"/apiVersion","value":"example.com/v2"},{"op":"add","path":"/metadata/labels/x","value":"y"}]`},
 					{rules: shAll, conditions: []string{"object.apiVersion == 'example.com/v1'"}}}},
+				shShape{name: "a widget patched to an empty apiVersion", request: shWidgetRequest(admission.Create), hooks: []shHook{
+					{rules: shAll, patch: `[{"op":"replace","path":"/apiVersion","value":""}]`}}},
+				shShape{name: "a widget patched without apiVersion", request: shWidgetRequest(admission.Create), hooks: []shHook{
+					{rules: shAll, patch: `[{"op":"remove","path":"/apiVersion"}]`}}},
+				shShape{name: "a pod patched without apiVersion and kind", request: shPodRequest(admission.Create), hooks: []shHook{
+					{rules: shAll, patch: `[{"op":"remove","path":"/apiVersion"},{"op":"remove","path":"/kind"}]`},
+					{rules: shAll, patch: `[{"op":"add","path":"/metadata/labels/x","value":"y"}]`}}},
 				shShape{name: "a widget patched into another group", request: shWidgetRequest(admission.Create), hooks: []shHook{
 					{rules: shAll, patch: `[{"op":"replace","path":"/apiVersion","value":"other.example.com/v1"}]`}}},
 				shShape{name: "a widget patched into v3, then matched in v2", request: shWidgetRequest(admission.Create), hooks: []shHook{
@@ -313,7 +320,8 @@ func shFromBytes(data []byte) (shShape, bool) {
 		{"object.kind == 'ConfigMap'"}}
 	patches := []string{"", `[{"op":"replace","path":"/kind","value":"ConfigMap"}]`, `[{"op":"replace","path":"/apiVersion","value":"example.com/v2"}]`,
 		`[{"op":"replace","path":"/apiVersion","value":"other.example.com/v1"}]`, `[{"op":"add","path":"/metadata/labels/x","value":"y"}]`,
-		`[{"op":"remove","path":"/kind"}]`, `[{"op":"replace","path":"/kind","value":"Pod"}]`, `[{"op":"replace","path":"/apiVersion","value":"example.com/v1"}]`}
+		`[{"op":"remove","path":"/kind"}]`, `[{"op":"replace","path":"/kind","value":"Pod"}]`, `[{"op":"replace","path":"/apiVersion","value":"example.com/v1"}]`,
+		`[{"op":"replace","path":"/apiVersion","value":""}]`, `[{"op":"remove","path":"/apiVersion"}]`}
 	for n := 1 + next()%3; n > 0; n-- {
 		b := next()
 		hk := shHook{static: b&1 == 1, equivalent: b&2 == 2, ignore: b&4 == 4, deny: b&8 == 8 && b&16 == 16}
