@@ -5,8 +5,8 @@
 //
 // A webhook or an admission policy with matchPolicy Equivalent (the
 // default) that matches a resource equivalent to the request's (another
-// version of it, or another group sharing its storage: apps/v1 deployments
-// and a rule for another version, core and events.k8s.io events) is called
+// version of it, or a resource of another group sharing its storage, as
+// core and events.k8s.io events do) is called
 // with, and its expressions see, the request's objects converted to the
 // matched resource's version and kind. The engines (packages mutation,
 // validatingpolicy, admissionwebhook, admission) take both as options:
@@ -31,7 +31,9 @@
 // horizontalpodautoscalers) and cohabitating resources (core v1 and
 // events.k8s.io/v1 events). Alpha and beta versions, disabled by default,
 // are not in it; a caller that enables some registers them with
-// RegisterKindFor. The data is the table of served resources that
+// RegisterKindFor. (As in kube-apiserver, a version that is not
+// registered has no kind, but the equivalents of its group resource.) The
+// data is the table of served resources that
 // conformance/kubernetes generates from and checks against k8s.io/kubernetes
 // v1.37.2 (its discovery documents, default enablement and storage
 // prefixes). Custom resources are added with [RegisterCRD], aggregated APIs
