@@ -53,10 +53,12 @@ type Options struct {
 	// Equivalents lists the resources equivalent to a request's, for
 	// matchPolicy Equivalent (runtime.NewEquivalentResourceRegistry());
 	// nil: there are none.
+	// resources.BuiltIn() holds kube-apiserver 1.37's built-in ones.
 	Equivalents runtime.EquivalentResourceMapper
 	// Converter converts objects to the version of an equivalent resource
 	// and back; nil fails policies that match only such a resource of
 	// another version ("failed to configure policy: ...").
+	// resources.NewNoneConverter converts custom resources of strategy None.
 	Converter Converter
 	// Authorizer answers the expressions' authorizer checks, cached per
 	// request; nil leaves authorizer undefined.

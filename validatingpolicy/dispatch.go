@@ -51,11 +51,13 @@ type Options struct {
 	Namespaces NamespaceLookup
 	// Equivalents lists the resources equivalent to a request's, for
 	// matchPolicy Equivalent; nil: there are none.
+	// resources.BuiltIn() holds kube-apiserver 1.37's built-in ones.
 	Equivalents runtime.EquivalentResourceMapper
 	// Converter converts objects to the version of an equivalent resource;
 	// nil fails bindings that match only such a resource of another version
 	// ("failed to configure binding: failed to convert object version:
 	// ...").
+	// resources.NewNoneConverter converts custom resources of strategy None.
 	Converter Converter
 	// Authorizer answers the expressions' authorizer checks, cached per
 	// request; nil leaves authorizer undefined.

@@ -50,7 +50,10 @@ const maxDepth = 100
 type CRD struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
-	Spec       struct {
+	Metadata   struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
 		Group string `json:"group"`
 		// Scope and the names' plural and singular say how the CRD's
 		// resources are served (the type checker's and the policy checks'
@@ -58,9 +61,15 @@ type CRD struct {
 		Scope string `json:"scope"`
 		Names struct {
 			Kind     string `json:"kind"`
+			ListKind string `json:"listKind"`
 			Plural   string `json:"plural"`
 			Singular string `json:"singular"`
 		} `json:"names"`
+		// Conversion is the conversion between versions (package
+		// resources' converter); nil is strategy None, its default.
+		Conversion *struct {
+			Strategy string `json:"strategy"`
+		} `json:"conversion"`
 		Versions []struct {
 			Name   string `json:"name"`
 			Served bool   `json:"served"`

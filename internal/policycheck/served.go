@@ -7,7 +7,8 @@ import (
 )
 
 // servedTable lists every resource and subresource kube-apiserver 1.37
-// serves with every API enabled, generated from k8s.io/kubernetes v1.37.2's
+// serves with every API enabled, whether it serves it by default and its
+// storage prefix, generated from k8s.io/kubernetes v1.37.2's
 // discovery documents (conformance/kubernetes TestServedResourcesTable
 // checks it is exactly those).
 //
@@ -20,6 +21,13 @@ type Served struct {
 	// Kind is the kind of the objects of the (sub)resource.
 	KindGroup, KindVersion, Kind string
 	Namespaced                   bool
+	// Default tells whether kube-apiserver serves it with its default API
+	// enablement (no --runtime-config).
+	Default bool
+	// Storage is the key kube-apiserver's EquivalentResourceRegistry groups
+	// equivalent resources by: the storage prefix of the group resource
+	// (shared by cohabitating resources, core and events.k8s.io events).
+	Storage string
 }
 
 // servedResources parses the embedded table once.
@@ -30,10 +38,10 @@ var servedResources = sync.OnceValue(func() []Served {
 			continue
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 8 {
+		if len(f) != 10 {
 			continue
 		}
-		out = append(out, Served{Group: f[0], Version: f[1], Resource: f[2], Subresource: f[3], KindGroup: f[4], KindVersion: f[5], Kind: f[6], Namespaced: f[7] == "true"})
+		out = append(out, Served{Group: f[0], Version: f[1], Resource: f[2], Subresource: f[3], KindGroup: f[4], KindVersion: f[5], Kind: f[6], Namespaced: f[7] == "true", Default: f[8] == "true", Storage: f[9]})
 	}
 	return out
 })
