@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
-	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
+	"github.com/gatehouse-dev/gatehouse/internal/servedresources"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/version"
@@ -20,11 +20,11 @@ import (
 // RegisterKindFor, RegisterCRD) are equivalent to the built-in ones only if
 // they are a built-in group and resource.
 func BuiltIn() runtime.EquivalentResourceRegistry {
-	rows := slices.DeleteFunc(slices.Clone(policycheck.BuiltinServed()), func(s policycheck.Served) bool { return !s.Default })
+	rows := slices.DeleteFunc(slices.Clone(servedresources.Builtin()), func(s servedresources.Served) bool { return !s.Default })
 	// kube-apiserver installs the legacy group first, then the others; a
 	// group's versions in the order of their priority, which for every
 	// group of 1.37 is the kube-aware order (v2, v1, v1beta1, ...).
-	slices.SortStableFunc(rows, func(a, b policycheck.Served) int {
+	slices.SortStableFunc(rows, func(a, b servedresources.Served) int {
 		// "" (the legacy group) first.
 		if c := cmp.Compare(a.Group, b.Group); c != 0 {
 			return c

@@ -3,7 +3,7 @@ package resources
 import (
 	"testing"
 
-	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
+	"github.com/gatehouse-dev/gatehouse/internal/servedresources"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -20,7 +20,7 @@ func gvr(g, v, r string) schema.GroupVersionResource {
 func TestBuiltInAgreesWithServed(t *testing.T) {
 	reg := BuiltIn()
 	byStorage := map[string]map[schema.GroupVersionResource]bool{}
-	for _, s := range policycheck.BuiltinServed() {
+	for _, s := range servedresources.Builtin() {
 		if s.Default && s.Subresource == "" {
 			if byStorage[s.Storage] == nil {
 				byStorage[s.Storage] = map[schema.GroupVersionResource]bool{}
@@ -29,7 +29,7 @@ func TestBuiltInAgreesWithServed(t *testing.T) {
 		}
 	}
 	n := 0
-	for _, s := range policycheck.BuiltinServed() {
+	for _, s := range servedresources.Builtin() {
 		r := gvr(s.Group, s.Version, s.Resource)
 		kind := reg.KindFor(r, s.Subresource)
 		if !s.Default {

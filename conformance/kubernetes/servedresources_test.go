@@ -27,7 +27,7 @@ var updateServed = flag.Bool("update-served", false, "rewrite the main module's 
 // servedTable is the main module's table of the resources kube-apiserver
 // 1.37 serves (internal/policycheck, read by the rule checks of gatehouse
 // lint).
-const servedTable = "../../internal/policycheck/served_resources.tsv"
+const servedTable = "../../internal/servedresources/served_resources.tsv"
 
 // TestServedResourcesTable checks that the main module's table of served
 // resources is exactly what kube-apiserver v1.37.2 serves with every API

@@ -10,7 +10,7 @@
 //   - unknown-resource (warning): an API group, version or resource of a
 //     rule (matchConstraints, a binding's matchResources, their exclusions)
 //     that no resource of Kubernetes 1.37 (with every API enabled: the
-//     table of served_resources.tsv, generated from k8s.io/kubernetes
+//     table of internal/servedresources, generated from k8s.io/kubernetes
 //     v1.37.2's discovery documents) nor a CRD given has; the rule matches
 //     nothing. The nearest name is suggested.
 //   - unbound-policy, binding-of-missing-policy, missing-params (warnings):
