@@ -39,6 +39,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook/admissionwebhooktest"
 	"github.com/gatehouse-dev/gatehouse/mutation"
+	"github.com/gatehouse-dev/gatehouse/resources"
 )
 
 // The differential test of the webhook dispatcher on the inputs the first
@@ -348,6 +349,8 @@ type shHarness struct {
 	equiv  runtime.EquivalentResourceRegistry
 	dir    string
 	n      atomic.Int64
+	// crd is the widgets' CRD, for gatehouse's NoneConverter.
+	crd []byte
 }
 
 func newShHarness(t testing.TB) *shHarness {
@@ -365,6 +368,9 @@ func newShHarness(t testing.TB) *shHarness {
 			Versions:   []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1", Served: true, Storage: true}, {Name: "v2", Served: true}},
 			Conversion: &apiextensionsv1.CustomResourceConversion{Strategy: apiextensionsv1.NoneConverter}}}
 	h.crSafe, _, err = factory.NewConverter(crd)
+	require.NoError(t, err)
+	crd.APIVersion, crd.Kind = "apiextensions.k8s.io/v1", "CustomResourceDefinition"
+	h.crd, err = json.Marshal(crd)
 	require.NoError(t, err)
 	h.equiv.RegisterKindFor(shWidgetsV1, "", shWidgetV1)
 	h.equiv.RegisterKindFor(shWidgetsV2, "", shWidgetV2)
@@ -404,18 +410,13 @@ func (o shBuiltinInterfaces) GetEquivalentResourceMapper() runtime.EquivalentRes
 	return o.h.equiv
 }
 
-// converter is gatehouse's Converter over the same conversions: the CRD's
-// converter for widgets, the scheme's for built-in kinds.
-func (h *shHarness) converter() admissionwebhook.Converter {
-	return admissionwebhook.ConverterFunc(func(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
-		if to.Group == "example.com" {
-			out := &unstructured.Unstructured{}
-			out.SetGroupVersionKind(to)
-			if err := h.crSafe.Convert(obj, out, nil); err != nil {
-				return nil, err
-			}
-			return out, nil
-		}
+// converter is gatehouse's Converter: its NoneConverter for widgets (the
+// same conversions as apiextensions' on kube-apiserver's side), the
+// scheme's conversions for built-in kinds.
+func (h *shHarness) converter(t testing.TB) admissionwebhook.Converter {
+	none, err := resources.NewNoneConverter(h.crd)
+	require.NoError(t, err)
+	return none.Or(admissionwebhook.ConverterFunc(func(obj *unstructured.Unstructured, to schema.GroupVersionKind) (*unstructured.Unstructured, error) {
 		out, err := h.scheme.New(to)
 		if err != nil {
 			return nil, err
@@ -430,7 +431,7 @@ func (h *shHarness) converter() admissionwebhook.Converter {
 		u := &unstructured.Unstructured{Object: content}
 		u.SetGroupVersionKind(to)
 		return u, nil
-	})
+	}))
 }
 
 // webhooks are the shape's webhooks as configurations: the static ones
@@ -672,7 +673,7 @@ func (h *shHarness) gatehouse(t *testing.T, s shShape, static, api []runtime.Obj
 	}
 	d, err := admissionwebhook.NewDispatcher(webhooks, admissionwebhook.Options{
 		Match:     admissionmanifest.MatchOptions{API: true, Equivalents: h.equiv},
-		Converter: h.converter(),
+		Converter: h.converter(t),
 	})
 	require.NoError(t, err)
 	r := s.request
