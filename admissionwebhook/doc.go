@@ -63,6 +63,35 @@
 // labels; the matcher records the match conditions' metrics
 // (apiserver_admission_match_condition_*) in the same sink.
 //
+// # Versions and kinds
+//
+// A webhook matched through an equivalent resource of another version
+// (matchPolicy Equivalent) sees the objects converted to the matched
+// version by Options.Converter (resources.NoneConverter converts custom
+// resources of CRDs with conversion strategy None; resources.BuiltIn knows
+// the built-in equivalent resources): its match conditions are evaluated on
+// them, and it is sent them. The mutating webhooks hold the objects as
+// kube-apiserver's dispatcher does: a patched built-in object is decoded as
+// the kind its document names (a patch may change it, or remove its
+// apiVersion and kind, which the next webhook then does not see), and when
+// the next webhook matches in another version, or once all are called, the
+// patched object is converted back to the request's kind, from the kind it
+// is: a patch that turns a Pod into a ConfigMap, or a custom resource into
+// another group, fails the request with the converter's error, which
+// kube-apiserver returns as it is (500, no reason). A conversion that fails
+// before a call fails the request with an internal error (twice wrapped for
+// the mutating webhooks, as kube-apiserver's).
+//
+// An object of a kind without metadata (the options of a CONNECT of
+// pods/exec, pods/attach, pods/portforward or the proxies, which
+// kube-apiserver holds typed) matches no objectSelector but an empty one;
+// Request.WithoutMetadata says so of kinds that are not built in.
+//
+// Static webhooks (admissionmanifest.Webhook.Static, loaded from a static
+// manifests directory) come before the API ones in a dispatcher's webhooks,
+// as kube-apiserver orders them, and are the only ones called for requests
+// on admission configuration objects when MatchOptions.API is set.
+//
 // # Reinvocation
 //
 // Admit is one pass of the mutating webhooks. A caller that runs
@@ -79,8 +108,10 @@
 // converted by Options.Converter (kube-apiserver has its scheme).
 //
 // When several validating webhooks fail, kube-apiserver returns the first
-// failure to arrive, as gatehouse does; their warnings reach the recorder
-// in the order they arrive, where gatehouse lists them in the webhooks'
-// order. The warning recorder itself (duplicates dropped, truncation of
+// failure to arrive, as gatehouse does; the trace (ExplainValidate) has each
+// one's status (WebhookTrace.Status) as the request would get it. Their
+// warnings reach the recorder in the order they arrive, where gatehouse
+// lists them in the webhooks' order. The failures kube-apiserver only logs
+// (webhooks failing open) are in Result.FailedOpen. The warning recorder itself (duplicates dropped, truncation of
 // long warnings, Warning headers) belongs to the caller's HTTP layer.
 package admissionwebhook
