@@ -78,7 +78,9 @@
 // patched object is converted back to the request's kind, from the kind it
 // is: a patch that turns a Pod into a ConfigMap, or a custom resource into
 // another group, fails the request with the converter's error, which
-// kube-apiserver returns as it is (500, no reason). A conversion that fails
+// kube-apiserver returns as it is (500, no reason); a custom resource whose
+// patch changed its kind within its group is converted to the request's
+// version and keeps that kind, as kube-apiserver's CRD converter does. A conversion that fails
 // before a call fails the request with an internal error (twice wrapped for
 // the mutating webhooks, as kube-apiserver's).
 //

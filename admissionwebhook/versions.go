@@ -125,6 +125,14 @@ func (v *versions) back() (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !v.d.wire.builtins.Recognizes(v.r.Kind) && v.as.Kind != v.r.Kind.Kind {
+		// kube-apiserver converts a custom resource into the request's
+		// object with the CRD's converter, which converts to its group
+		// and version and keeps the kind (a patch may have changed it);
+		// only a conversion to a matched kind (ConvertToGVK) sets it.
+		out = out.DeepCopy()
+		out.SetKind(v.as.Kind)
+	}
 	o, err := v.d.wire.normalize(out.Object, ownKind(out, v.r.Kind))
 	if err != nil {
 		return nil, err
@@ -143,7 +151,7 @@ func (v *versions) result() (*unstructured.Unstructured, error) {
 	if err != nil {
 		return nil, plainError(err)
 	}
-	if out.GroupVersionKind() != v.r.Kind {
+	if v.d.wire.builtins.Recognizes(v.r.Kind) && out.GroupVersionKind() != v.r.Kind {
 		// A built-in object whose patch removed its apiVersion or kind: it
 		// is one of the request's kind (kube-apiserver's is typed), and
 		// says so to the caller.

@@ -206,6 +206,11 @@ func shShapes() []shShape {
 				shShape{name: "a pod patched without apiVersion and kind", request: shPodRequest(admission.Create), hooks: []shHook{
 					{rules: shAll, patch: `[{"op":"remove","path":"/apiVersion"},{"op":"remove","path":"/kind"}]`},
 					{rules: shAll, patch: `[{"op":"add","path":"/metadata/labels/x","value":"y"}]`}}},
+				shShape{name: "a widget patched into another kind of its group (found by the fuzz target)", request: shWidgetRequest(admission.Create), hooks: []shHook{
+					{rules: shAll, patch: `[{"op":"replace","path":"/kind","value":"Pod"}]`}}},
+				shShape{name: "a widget patched into another kind, then matched in v2", request: shWidgetRequest(admission.Create), hooks: []shHook{
+					{rules: shAll, patch: `[{"op":"replace","path":"/kind","value":"Gadget"}]`},
+					{rules: []string{"example.com/v2/widgets"}, equivalent: true}}},
 				shShape{name: "a widget patched into another group", request: shWidgetRequest(admission.Create), hooks: []shHook{
 					{rules: shAll, patch: `[{"op":"replace","path":"/apiVersion","value":"other.example.com/v1"}]`}}},
 				shShape{name: "a widget patched into v3, then matched in v2", request: shWidgetRequest(admission.Create), hooks: []shHook{
