@@ -19,6 +19,13 @@
 // gates not yet there at the version (PreAlpha), AllAlpha and AllBeta, and
 // dependencies between gates.
 //
+// # Differences from kube-apiserver
+//
+// The dependencies between gates (a gate enabled without one it needs) are
+// kube-apiserver 1.37's at every version, between the gates the version
+// has; gates registered outside k8s.io/kubernetes' table (client-go's,
+// component-base's) are 1.37's at every version.
+//
 // What differs between versions beyond the gates (the CEL environments,
 // served API versions, texts, fixes) is known to the engines through
 // gatehouse's internal version room, not by comparing versions.

@@ -198,13 +198,16 @@ func (t Target) resolve(raw map[Gate]bool) (map[Gate]bool, []error) {
 		}
 		return false
 	}
+	has := func(g Gate) bool { return at(specsOf(g), v, compat) != nil }
+	// The dependencies are 1.37's, between the gates the version has (a
+	// kube-apiserver's own dependencies name only gates it has).
 	for _, g := range slices.Sorted(maps.Keys(tables().deps)) {
-		if !isOn(g) {
+		if !has(g) || !isOn(g) {
 			continue
 		}
 		var off []Gate
 		for _, d := range tables().deps[g] {
-			if !isOn(d) {
+			if has(d) && !isOn(d) {
 				off = append(off, d)
 			}
 		}
