@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 	"github.com/gatehouse-dev/gatehouse/mutation"
@@ -80,8 +81,12 @@ type Options struct {
 	// Webhooks are how webhooks are called: the transport (DialContext,
 	// TLSConfig, WrapTransport), the service resolver, the review UIDs.
 	// Its matching, conversion, defaulting, metrics and clock are the
-	// chain's own (the fields above) unless set.
+	// chain's own (the fields above) unless set; its Kube is always the
+	// chain's.
 	Webhooks admissionwebhook.Options
+	// Kube is the kube-apiserver the chain answers as, every plugin alike:
+	// its version and feature gates; the zero Target is the newest release.
+	Kube kube.Target
 }
 
 // Chain admits requests as kube-apiserver's admission chain does with its
@@ -112,14 +117,14 @@ func New(cfg Config, o Options) (*Chain, error) {
 	if c.mutating, err = mutation.NewDispatcher(cfg.MutatingPolicies, cfg.MutatingPolicyBindings, mutation.Options{
 		Schemas: o.Schemas, Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
 		Authorizer: o.Authorizer, Defaulter: o.Defaulter, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder,
-		StaticPolicies: static.MutatingPolicies, StaticBindings: static.MutatingPolicyBindings,
+		StaticPolicies: static.MutatingPolicies, StaticBindings: static.MutatingPolicyBindings, Kube: o.Kube,
 	}); err != nil {
 		return nil, err
 	}
 	if c.validating, err = validatingpolicy.NewDispatcher(cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, validatingpolicy.Options{
 		Params: o.Params, Namespaces: o.Namespaces, Equivalents: o.Equivalents, Converter: o.Converter,
 		Authorizer: o.Authorizer, Metrics: o.Metrics, Clock: o.Clock, Order: o.PolicyOrder,
-		StaticPolicies: static.ValidatingPolicies, StaticBindings: static.ValidatingPolicyBindings,
+		StaticPolicies: static.ValidatingPolicies, StaticBindings: static.ValidatingPolicyBindings, Kube: o.Kube,
 	}); err != nil {
 		return nil, err
 	}
@@ -143,6 +148,7 @@ func webhookOptions(o Options) admissionwebhook.Options {
 	m := &w.Match
 	// Static-ness is each webhook's own.
 	m.API = true
+	w.Kube = o.Kube
 	if m.Namespaces == nil {
 		m.Namespaces = namespaceLabels{o.Namespaces}
 	}

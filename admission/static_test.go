@@ -17,6 +17,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook/admissionwebhooktest"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // everywherePolicies are a ValidatingAdmissionPolicy named NAME that denies
@@ -144,4 +145,20 @@ func TestReloaderSetAPI(t *testing.T) {
 	bad.Static = &Config{}
 	assert.Error(t, r.SetAPI(bad))
 	assert.Len(t, warnings(podRequest(admissionv1.Create, nil)), 2, "the chain in force stays")
+}
+
+// The chain answers as the Kubernetes of Options.Kube, every plugin alike:
+// on a default 1.35 the mutating policies do not run.
+func TestChainKube(t *testing.T) {
+	cfg, err := Decode([]byte(labelPolicies))
+	require.NoError(t, err)
+	for version, label := range map[string]string{"1.35": "", "1.36": "unknown"} {
+		target, err := kube.ParseTarget(version)
+		require.NoError(t, err)
+		c, err := New(*cfg, Options{Kube: target})
+		require.NoError(t, err)
+		res, err := c.Admit(context.Background(), podRequest(admissionv1.Create, nil))
+		require.NoError(t, err)
+		assert.Equal(t, label, res.Object.GetLabels()["team"], version)
+	}
 }

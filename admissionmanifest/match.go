@@ -13,6 +13,8 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -113,6 +115,12 @@ type MatchOptions struct {
 	// times them; nil is the real clock.
 	Metrics metrics.Sink
 	Clock   clock.PassiveClock
+	// Kube is the kube-apiserver the matcher answers as; the zero Target
+	// is the newest release. Before 1.37 (its gate
+	// ExcludeAdmissionWebhookVirtualResources off), webhooks see the
+	// authentication and authorization reviews: a nil ExcludedResources
+	// then excludes none.
+	Kube kube.Target
 }
 
 // WebhookMatcher decides which webhooks kube-apiserver calls for a request:
@@ -145,9 +153,13 @@ func NewWebhookMatcher(webhooks []Webhook, o MatchOptions) (*WebhookMatcher, err
 	m := &WebhookMatcher{webhooks: append([]Webhook(nil), webhooks...), o: o}
 	hooks := make([]admissionmatch.Hook, len(m.webhooks))
 	m.conditions = make([]*matchcond.AdmissionMatcher, len(m.webhooks))
+	excluded := o.ExcludedResources
+	if excluded == nil && !kubeversions.Has(o.Kube, kubeversions.WebhooksExcludeVirtualResources) {
+		excluded = []schema.GroupResource{}
+	}
 	for i := range m.webhooks {
 		w := &m.webhooks[i]
-		ao := admissionmatch.Options{Static: w.Static || !o.API, ExcludedResources: o.ExcludedResources}
+		ao := admissionmatch.Options{Static: w.Static || !o.API, ExcludedResources: excluded}
 		if o.NoExemptions {
 			ao = admissionmatch.Options{Static: true, ExcludedResources: []schema.GroupResource{}}
 		}

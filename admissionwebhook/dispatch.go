@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -74,6 +75,9 @@ type Options struct {
 	// records nothing. Clock times the calls; nil is the real clock.
 	Metrics metrics.Sink
 	Clock   clock.PassiveClock
+	// Kube is the kube-apiserver the dispatcher answers as (its matcher's
+	// too: Match.Kube is set to it); the zero Target is the newest release.
+	Kube kube.Target
 }
 
 // Dispatcher calls admission webhooks as kube-apiserver's
@@ -117,6 +121,7 @@ func NewDispatcher(webhooks []admissionmanifest.Webhook, o Options) (*Dispatcher
 	if o.Match.Clock == nil {
 		o.Match.Clock = o.Clock
 	}
+	o.Match.Kube = o.Kube
 	var validating []admissionmanifest.Webhook
 	for i := range webhooks {
 		wh := webhooks[i]

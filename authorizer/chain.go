@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
+
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // Named is an authorizer with its name in a chain. The name prefixes the
@@ -22,15 +25,27 @@ type Named struct {
 // authorizer has no opinion, the answer is NoOpinion with the reasons,
 // each prefixed "name: ", joined by newlines, and the errors aggregated.
 //
+// Before 1.37 (NewChainFor), the reasons are not prefixed.
+//
 // A Chain is immutable and safe for concurrent use.
 type Chain struct {
 	entries []Named
+	// prefixReasons prefixes each NoOpinion reason with its authorizer's
+	// name, as kube-apiserver does from 1.37.
+	prefixReasons bool
 }
 
-// NewChain builds a chain of authorizers, asked in the order given. Names
-// must be non-empty and unique; the errors say so with kube-apiserver's
-// texts. An empty chain has no opinion on anything.
+// NewChain builds a chain of authorizers, asked in the order given, as the
+// newest release's kube-apiserver (NewChainFor with the zero kube.Target).
 func NewChain(authorizers ...Named) (*Chain, error) {
+	return NewChainFor(kube.Target{}, authorizers...)
+}
+
+// NewChainFor builds a chain of authorizers, asked in the order given, as
+// kube-apiserver t's union authorizer answers. Names must be non-empty and
+// unique; the errors say so with kube-apiserver's texts. An empty chain has
+// no opinion on anything.
+func NewChainFor(t kube.Target, authorizers ...Named) (*Chain, error) {
 	seen := make(map[string]struct{}, len(authorizers))
 	for _, n := range authorizers {
 		if n.Name == "" {
@@ -44,7 +59,7 @@ func NewChain(authorizers ...Named) (*Chain, error) {
 			return nil, fmt.Errorf("authorizer %q in union.New is nil", n.Name)
 		}
 	}
-	return &Chain{entries: append([]Named(nil), authorizers...)}, nil
+	return &Chain{entries: append([]Named(nil), authorizers...), prefixReasons: kubeversions.Has(t, kubeversions.UnionReasonPrefix)}, nil
 }
 
 // Names returns the names of the chain's authorizers, in order.
@@ -103,8 +118,10 @@ func (c *Chain) authorize(ctx context.Context, a *Attributes, s *Step) (Decision
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(r.name)
-		b.WriteString(": ")
+		if c.prefixReasons {
+			b.WriteString(r.name)
+			b.WriteString(": ")
+		}
 		b.WriteString(r.reason)
 	}
 	return DecisionNoOpinion, b.String(), utilerrors.NewAggregate(errs)

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gatehouse-dev/gatehouse/metrics"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 func answer(d Decision, reason string, err error) Authorizer {
@@ -211,4 +213,28 @@ func TestDecisionString(t *testing.T) {
 	assert.Equal(t, "Decision(5)", Decision(5).String())
 	var zero Decision
 	assert.Equal(t, DecisionDeny, zero, "the zero Decision denies")
+}
+
+// Before 1.37 the union authorizer joins the reasons without its
+// authorizers' names (k8s.io/apiserver v0.36.6 pkg/authorization/union).
+func TestChainReasonsPerVersion(t *testing.T) {
+	entries := []Named{
+		{Name: "webhook", Authorizer: answer(DecisionNoOpinion, "not mine", nil)},
+		{Name: "rbac", Authorizer: answer(DecisionNoOpinion, "no binding", nil)},
+	}
+	for version, want := range map[string]string{
+		"1.35": "not mine\nno binding",
+		"1.36": "not mine\nno binding",
+		"1.37": "webhook: not mine\nrbac: no binding",
+		"1.38": "webhook: not mine\nrbac: no binding",
+	} {
+		target, err := kube.ParseTarget(version)
+		require.NoError(t, err)
+		c, err := NewChainFor(target, entries...)
+		require.NoError(t, err)
+		d, reason, err := c.Authorize(context.Background(), &Attributes{})
+		require.NoError(t, err)
+		assert.Equal(t, DecisionNoOpinion, d)
+		assert.Equal(t, want, reason, version)
+	}
 }

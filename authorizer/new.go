@@ -7,6 +7,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -34,6 +35,9 @@ type Options struct {
 	// UserAgent is the webhooks' User-Agent; empty sends Go's default, as
 	// kube-apiserver does.
 	UserAgent string
+	// Kube is the kube-apiserver the chain answers as: its version and
+	// feature gates; the zero Target is the newest release.
+	Kube kube.Target
 }
 
 // New builds the chain kube-apiserver builds from an authorization
@@ -104,7 +108,7 @@ func newChain(cfg *authzconfig.Configuration, compiled []*authzcond.Authorizatio
 		}
 		entries = append(entries, Named{Name: ac.Name, Authorizer: WithDecisionMetrics(opts.Metrics, ac.Type, ac.Name, az)})
 	}
-	return NewChain(entries...)
+	return NewChainFor(opts.Kube, entries...)
 }
 
 func webhookConditions(w *authzconfig.WebhookConfiguration) []string {

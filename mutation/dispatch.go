@@ -19,7 +19,9 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -85,6 +87,11 @@ type Options struct {
 	// requests on admission policies and bindings.
 	StaticPolicies []*admissionregistrationv1.MutatingAdmissionPolicy
 	StaticBindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding
+	// Kube is the kube-apiserver the dispatcher answers as: its version and
+	// feature gates; the zero Target is the newest release. Where its
+	// MutatingAdmissionPolicy gate is off (a default 1.35), the plugin does
+	// not run: every request is admitted unchanged.
+	Kube kube.Target
 	// ExcludedResources are the resources no policy sees, in any version
 	// and with any subresource. nil is kube-apiserver 1.37's list, the
 	// authentication and authorization reviews: tokenreviews and
@@ -116,6 +123,8 @@ type Dispatcher struct {
 	schemas  *Schemas
 	clock    clock.PassiveClock
 	apply    applier
+	// disabled: the plugin does not run (Options.Kube).
+	disabled bool
 }
 
 type compiledPolicy struct {
@@ -138,7 +147,7 @@ type compiledBinding struct {
 // newDispatcher builds a Dispatcher with the given evaluation and patch
 // application.
 func newDispatcher(policies []*admissionregistrationv1.MutatingAdmissionPolicy, bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding, o Options, compile func(*admissionregistrationv1.MutatingAdmissionPolicy) evaluator, apply applier) *Dispatcher {
-	d := &Dispatcher{o: o, schemas: o.Schemas, clock: o.Clock, apply: apply}
+	d := &Dispatcher{o: o, schemas: o.Schemas, clock: o.Clock, apply: apply, disabled: !kubeversions.Has(o.Kube, kubeversions.MutatingAdmissionPolicyPlugin)}
 	if d.schemas == nil {
 		d.schemas = BuiltIn()
 	}
@@ -259,6 +268,12 @@ func (d *Dispatcher) admit(ctx context.Context, req *Request, t *Trace) (Result,
 	res := Result{Object: req.Object}
 	if t != nil && req.Reinvocation != nil {
 		t.Reinvocation = req.Reinvocation.IsReinvoke()
+	}
+	if d.disabled {
+		if t != nil {
+			t.Disabled = fmt.Sprintf("the MutatingAdmissionPolicy plugin does not run in Kubernetes %s: its feature gate MutatingAdmissionPolicy is off", d.o.Kube)
+		}
+		return res, nil
 	}
 	switch req.Operation {
 	case admissionv1.Create, admissionv1.Update, admissionv1.Connect:

@@ -15,6 +15,9 @@ import (
 type Trace struct {
 	// Reinvocation is true for the reinvocation pass.
 	Reinvocation bool
+	// Disabled says why the plugin did not run at all (its feature gate is
+	// off in the Kubernetes the dispatcher answers as); empty when it ran.
+	Disabled string
 	// Policies are the policies that have bindings, in order.
 	Policies []PolicyTrace
 }
@@ -97,6 +100,9 @@ func (t *Trace) String() string {
 	var b strings.Builder
 	if t.Reinvocation {
 		b.WriteString("reinvocation pass\n")
+	}
+	if t.Disabled != "" {
+		b.WriteString(t.Disabled + "\n")
 	}
 	for i := range t.Policies {
 		p := &t.Policies[i]

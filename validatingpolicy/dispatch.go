@@ -21,6 +21,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 	"github.com/gatehouse-dev/gatehouse/internal/mutationpatch"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -80,6 +81,11 @@ type Options struct {
 	// requests on admission policies and bindings.
 	StaticPolicies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	StaticBindings []*admissionregistrationv1.ValidatingAdmissionPolicyBinding
+	// Kube is the kube-apiserver the dispatcher answers as: its version and
+	// feature gates; the zero Target is the newest release. Before 1.37 the
+	// validation_failure audit annotation holds the request's first Audit
+	// failure only.
+	Kube kube.Target
 	// ExcludedResources are the resources no policy sees, in any version
 	// and with any subresource. nil is kube-apiserver 1.37's list, the
 	// authentication and authorization reviews: tokenreviews and

@@ -14,6 +14,8 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
 	"github.com/gatehouse-dev/gatehouse/metrics"
+
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 )
 
 const (
@@ -188,6 +190,11 @@ func (s *state) publishFailures() {
 	}
 	if len(failures) > maxValidationFailures {
 		failures = failures[:maxValidationFailures]
+	}
+	if !kubeversions.Has(s.d.o.Kube, kubeversions.AuditFailuresAggregated) {
+		// Before 1.37 each failure was published as a list of one, and
+		// every one after the first refused as an overwrite.
+		failures = failures[:1]
 	}
 	b, err := json.Marshal(failures)
 	if err != nil {

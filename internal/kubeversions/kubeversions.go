@@ -1,0 +1,72 @@
+// Package kubeversions is the room that knows what differs between the
+// Kubernetes versions gatehouse answers for, beyond the feature gates
+// themselves (package kube): each behaviour is a row of one table, with the
+// version that brought it, or the gate behind it, and where kube-apiserver
+// has it. Engines ask Has; they never compare versions themselves. Adding a
+// version adds rows here (and tests per version in the engines).
+package kubeversions
+
+import "github.com/gatehouse-dev/gatehouse/kube"
+
+// Behaviour is a behaviour of kube-apiserver that some of the versions
+// gatehouse answers for have.
+type Behaviour int
+
+// The behaviours. Each row's source is the package of k8s.io/apiserver
+// (k8s.io/kubernetes) where the versions differ.
+const (
+	// UnionReasonPrefix: when no authorizer of the chain decides, each
+	// reason is prefixed with its authorizer's name ("<name>: <reason>")
+	// (pkg/authorization/union, 1.37).
+	UnionReasonPrefix Behaviour = iota
+	// AuditFailuresAggregated: ValidatingAdmissionPolicy's
+	// validation_failure audit annotation holds every Audit failure of the
+	// request (50 at most); before, the first only, the others refused as
+	// overwrites (pkg/admission/plugin/policy/validating, 1.37).
+	AuditFailuresAggregated
+	// StoredListsIncludes: stored expressions (policies, match conditions,
+	// AuthorizationConfiguration) have the lists library's includes()
+	// (pkg/cel/environment, lists version 1, 1.37).
+	StoredListsIncludes
+	// NewListsIncludes: new expressions, checked at the compatibility
+	// version (one minor version back), have it too (1.38).
+	NewListsIncludes
+	// MutatingAdmissionPolicyPlugin: the MutatingAdmissionPolicy plugin
+	// runs (its gate; beta and off in 1.35).
+	MutatingAdmissionPolicyPlugin
+	// WebhooksExcludeVirtualResources: admission webhooks skip the
+	// authentication and authorization reviews, as the policies always did
+	// (pkg/admission/plugin/webhook/generic, gate
+	// ExcludeAdmissionWebhookVirtualResources, 1.37).
+	WebhooksExcludeVirtualResources
+	// StaticManifests: the plugins' staticManifestsDir is known
+	// (pkg/admission/plugin/*/manifest, 1.36) and usable (gate
+	// ManifestBasedAdmissionControlConfig: alpha and off in 1.36).
+	StaticManifests
+)
+
+// row is a behaviour's: the version from which kube-apiserver has it, or
+// the gate that turns it on (the gate's absence at a version means off).
+type row struct {
+	since kube.Version
+	gate  kube.Gate
+}
+
+var table = [...]row{
+	UnionReasonPrefix:               {since: kube.V1_37},
+	AuditFailuresAggregated:         {since: kube.V1_37},
+	StoredListsIncludes:             {since: kube.V1_37},
+	NewListsIncludes:                {since: kube.V1_38},
+	MutatingAdmissionPolicyPlugin:   {gate: kube.MutatingAdmissionPolicy},
+	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
+	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
+}
+
+// Has tells whether kube-apiserver as t has behaviour b.
+func Has(t kube.Target, b Behaviour) bool {
+	r := table[b]
+	if r.gate != "" {
+		return t.Enabled(r.gate)
+	}
+	return t.Version().AtLeast(r.since)
+}

@@ -1,0 +1,39 @@
+package validatingpolicy
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
+)
+
+// The validation_failure audit annotation holds every Audit failure of the
+// request from 1.37, the first one only before (k8s.io/apiserver v0.36.6
+// published each as a list of one, refusing the later ones as overwrites).
+func TestAuditFailuresPerVersion(t *testing.T) {
+	policies := []*admissionregistrationv1.ValidatingAdmissionPolicy{
+		policy("p", validations(expr("false"), expr("1 > 2"))),
+		policy("q", validations(expr("false"))),
+	}
+	bindings := []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{
+		binding("b", "p", admissionregistrationv1.Audit),
+		binding("c", "q", admissionregistrationv1.Audit),
+	}
+	all := `[{"message":"failed expression: false","policy":"p","binding":"b","expressionIndex":0,"validationActions":["Audit"]},` +
+		`{"message":"failed expression: 1 \u003e 2","policy":"p","binding":"b","expressionIndex":1,"validationActions":["Audit"]},` +
+		`{"message":"failed expression: false","policy":"q","binding":"c","expressionIndex":0,"validationActions":["Audit"]}]`
+	first := `[{"message":"failed expression: false","policy":"p","binding":"b","expressionIndex":0,"validationActions":["Audit"]}]`
+	for version, want := range map[string]string{"1.35": first, "1.36": first, "1.37": all, "1.38": all} {
+		target, err := kube.ParseTarget(version)
+		require.NoError(t, err)
+		d, err := NewDispatcher(policies, bindings, Options{Kube: target})
+		require.NoError(t, err)
+		res, err := d.Validate(context.Background(), create(pod("default", "p", nil)))
+		require.NoError(t, err)
+		assert.Equal(t, want, res.AuditAnnotations[ValidationFailureAnnotation], version)
+	}
+}
