@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/gatehouse-dev/gatehouse v0.0.0
+	github.com/gatehouse-dev/gatehouse/conformance/oracle v0.0.0
 	github.com/google/cel-go v0.29.2
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.0
@@ -96,3 +97,5 @@ require (
 )
 
 replace github.com/gatehouse-dev/gatehouse => ../
+
+replace github.com/gatehouse-dev/gatehouse/conformance/oracle => ./oracle

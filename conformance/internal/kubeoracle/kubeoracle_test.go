@@ -1,0 +1,48 @@
+package kubeoracle
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
+)
+
+func TestVersions(t *testing.T) {
+	require.Equal(t, []string{"1.35", "1.36", "1.37"}, Versions())
+	_, err := Build(context.Background(), "1.99")
+	require.ErrorContains(t, err, `no oracle program for Kubernetes "1.99"`)
+	require.False(t, errors.Is(err, ErrCannotBuild))
+}
+
+func TestInProcessAnswersAsItsVersion(t *testing.T) {
+	o := NewInProcess()
+	a, err := o.Eval(protocol.Query{Op: protocol.OpInfo})
+	require.NoError(t, err)
+	require.Equal(t, InProcessVersion, a.Kubernetes)
+	_, err = o.Eval(protocol.Query{Op: "nope"})
+	require.ErrorContains(t, err, `unknown op "nope"`)
+}
+
+// TestProcessChecksItsVersion: a binary built from another version than the
+// one asked for is refused, and a process that dies is reported.
+func TestProcessChecksItsVersion(t *testing.T) {
+	bin, err := Build(context.Background(), "1.36")
+	if errors.Is(err, ErrCannotBuild) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	_, err = StartProcess(bin, "1.35")
+	require.ErrorContains(t, err, "is built from Kubernetes 1.36")
+
+	o, err := StartProcess(bin, "1.36")
+	require.NoError(t, err)
+	a, err := o.Eval(protocol.Query{Op: protocol.OpCEL, Env: protocol.EnvStored, Expression: "[1].includes(1)"})
+	require.NoError(t, err)
+	require.Contains(t, a.CompileError, "undeclared reference to 'includes'")
+	require.NoError(t, o.Close())
+	_, err = o.Eval(protocol.Query{Op: protocol.OpInfo})
+	require.Error(t, err)
+}

@@ -1,0 +1,57 @@
+// Command oracle answers the differential tests' queries with the
+// k8s.io/apiserver it is built against: one JSON query per line on stdin,
+// one JSON answer per line on stdout (package protocol). Its go.mod pins
+// Kubernetes 1.36 (k8s.io/apiserver v0.36.6, cel-go v0.26.0); go.v1.35.mod
+// pins 1.35. See README.md.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/kubeeval"
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
+)
+
+func main() {
+	if err := serve(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle:", err)
+		os.Exit(1)
+	}
+}
+
+// serve answers every line of r on w, in order, until r ends.
+func serve(r io.Reader, w io.Writer) error {
+	in := bufio.NewReader(r)
+	out := bufio.NewWriter(w)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	ev := kubeeval.New()
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 {
+			var q protocol.Query
+			var a protocol.Answer
+			if jerr := json.Unmarshal(line, &q); jerr != nil {
+				a = protocol.Answer{Error: "decoding the query: " + jerr.Error()}
+			} else {
+				a = ev.Answer(q)
+			}
+			if werr := enc.Encode(a); werr != nil {
+				return werr
+			}
+			if werr := out.Flush(); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

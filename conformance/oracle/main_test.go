@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
+)
+
+// TestServe answers one query per line, in order, and keeps serving after
+// a bad line. It runs against whichever k8s.io/apiserver the modfile pins.
+func TestServe(t *testing.T) {
+	in := strings.Join([]string{
+		`{"op":"info"}`,
+		`not json`,
+		`{"op":"nope"}`,
+		`{"op":"cel","env":"stored","expression":"1 + 2"}`,
+		`{"op":"cel","env":"stored","expression":"1 +"}`,
+		`{"op":"cel","env":"stored","vars":{"object":"dyn"},"activation":{"object":{"spec":{"replicas":3,"ratio":0.5,"u":{"@uint":"7"}}}},"expression":"object.spec.replicas * 2 + int(object.spec.ratio * 2.0) + int(object.spec.u)"}`,
+		`{"op":"cel","env":"stored","expression":"[1, 2].map(x, x * 2)","costLimit":1}`,
+		`{"op":"cel","env":"bogus","expression":"1"}`,
+		`{"op":"cel","env":"stored","vars":{"object":"string"},"expression":"1"}`,
+		`{"op":"cel","env":"new","expression":"{'d': dyn(duration('90m')), 'b': dyn(b'hi'), 'u': dyn(3u), 'f': dyn(1.0), 'n': dyn([dyn(null), dyn(optional.none()), dyn(type(1))])}"}`,
+	}, "\n") // the last line has no newline
+	var out strings.Builder
+	require.NoError(t, serve(strings.NewReader(in), &out))
+	var got []protocol.Answer
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		var a protocol.Answer
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
+		got = append(got, a)
+	}
+	require.Len(t, got, 10)
+	require.NotEmpty(t, got[0].Kubernetes)
+	require.Contains(t, got[0].CELGo, "cel-go@")
+	require.Contains(t, got[1].Error, "decoding the query")
+	require.Contains(t, got[2].Error, `unknown op "nope"`)
+	require.JSONEq(t, "3", string(got[3].Result))
+	require.Equal(t, "int", got[3].ResultType)
+	require.Equal(t, uint64(1), *got[3].Cost)
+	require.Contains(t, got[4].CompileError, "compilation failed: ERROR: <input>:1:4: Syntax error")
+	require.JSONEq(t, "14", string(got[5].Result), "%+v", got[5])
+	require.Equal(t, "validation failed due to running out of cost budget, no further validation rules will be run", got[6].EvalError)
+	require.Contains(t, got[7].Error, "env must be")
+	require.Contains(t, got[8].Error, `"object" is declared by admission as dyn`)
+	require.JSONEq(t, `{"b":{"@bytes":"aGk="},"d":{"@duration":"1h30m0s"},"f":1.0,"n":[null,{"@optional.none":true},{"@type":"int"}],"u":{"@uint":"3"}}`, string(got[9].Result))
+}
