@@ -25,5 +25,5 @@ func ExampleTarget_WithFeatureGates() {
 	// 1.36 true false
 	// 1.36 --feature-gates=ManifestBasedAdmissionControlConfig=true true <nil>
 	// unrecognized feature gate: ExcludeAdmissionWebhookVirtualResources
-	// Kubernetes 1.34 is not supported: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)
+	// unsupported Kubernetes version 1.34: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)
 }

@@ -14,8 +14,8 @@ func TestParseVersion(t *testing.T) {
 		assert.Equal(t, want, got, in)
 	}
 	for in, msg := range map[string]string{
-		"1.34":   "Kubernetes 1.34 is not supported: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)",
-		"1.39":   "Kubernetes 1.39 is not supported: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)",
+		"1.34":   "unsupported Kubernetes version 1.34: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)",
+		"1.39":   "unsupported Kubernetes version 1.39: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)",
 		"2.0":    `"2.0" is not a Kubernetes version (such as 1.36): gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)`,
 		"latest": `"latest" is not a Kubernetes version (such as 1.36): gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)`,
 		"1.x":    `"1.x" is not a Kubernetes version (such as 1.36): gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)`,

@@ -28,7 +28,7 @@ type settings struct {
 // an error naming the supported ones.
 func TargetFor(v Version) (Target, error) {
 	if !v.Supported() {
-		return Target{}, fmt.Errorf("Kubernetes %s is not supported: %s", v, supportedText())
+		return Target{}, fmt.Errorf("unsupported Kubernetes version %s: %s", v, supportedText())
 	}
 	return Target{version: v}, nil
 }

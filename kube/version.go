@@ -69,7 +69,7 @@ func ParseVersion(s string) (Version, error) {
 	minor, _ := strconv.Atoi(parts[1])
 	v := Version{minor}
 	if !v.Supported() {
-		return Version{}, fmt.Errorf("Kubernetes %s is not supported: %s", v, supportedText())
+		return Version{}, fmt.Errorf("unsupported Kubernetes version %s: %s", v, supportedText())
 	}
 	return v, nil
 }
