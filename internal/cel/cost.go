@@ -6,6 +6,7 @@ import (
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common"
 	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -22,6 +23,9 @@ type CostEstimator struct {
 	// SizeEstimator, if set, estimates the size of values whose size the
 	// checker does not know (such as a field with an OpenAPI maxLength).
 	SizeEstimator checker.CostEstimator
+	// CELGo026 charges as cel-go 0.26 (kube-apiserver 1.36 and before;
+	// Flavor.CELGo026).
+	CELGo026 bool
 }
 
 // Selector cost model: the shortest repeatable requirement that allocates a
@@ -52,6 +56,16 @@ func costOf(c uint64) *uint64 { return &c }
 // CallCost returns the runtime cost of a call of a Kubernetes library
 // function, or nil when the default cost applies.
 func (e *CostEstimator) CallCost(function, overloadID string, args []ref.Val, result ref.Val) *uint64 {
+	if e.CELGo026 {
+		switch overloadID {
+		case overloads.Matches:
+			// cel-go 0.26 charges the global matches() as any call.
+			return costOf(1)
+		case overloads.StartsWithString, overloads.EndsWithString:
+			// ... and startsWith and endsWith by the string searched.
+			return costOf(ceilCost(runtimeSize(args[0]), common.StringTraversalCostFactor))
+		}
+	}
 	switch function {
 	case "check":
 		return costOf(authorizationCheckCost)
@@ -170,6 +184,18 @@ func isKubernetesValue(v ref.Val) bool {
 func (e *CostEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	fixed := func(c uint64) *checker.CallEstimate {
 		return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: c, Max: c}}
+	}
+	if e.CELGo026 {
+		switch overloadID {
+		case overloads.Matches:
+			return fixed(1)
+		case overloads.StartsWithString, overloads.EndsWithString:
+			// cel-go 0.26 estimates by the prefix (and charges by the
+			// string searched: CallCost).
+			if len(args) == 1 {
+				return &checker.CallEstimate{CostEstimate: e.sizeEstimate(args[0]).MultiplyByCostFactor(common.StringTraversalCostFactor)}
+			}
+		}
 	}
 	switch function {
 	case "check":

@@ -14,7 +14,7 @@ import (
 // several libraries extend (indexOf, isGreaterThan, string, ...), and so of
 // runtime dispatch on dyn values.
 func EnvOptions() []cel.EnvOption {
-	return envOptionsOf(AllLibraries, false)
+	return envOptionsOf(AllLibraries, StoredFlavor)
 }
 
 // ProgramOptions returns the program options of kube-apiserver 1.37's base

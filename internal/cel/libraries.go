@@ -4,7 +4,13 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/checker"
 	"github.com/google/cel-go/common/ast"
+	"github.com/google/cel-go/common/overloads"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/ext"
+
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // Libraries is a set of the libraries of the base environment. Most
@@ -36,12 +42,44 @@ const (
 	AllLibraries = LibraryLists<<1 - 1
 )
 
-// envOptionsOf returns the options of the base environment that belong to
-// libs or to no library, in the base environment's order (which is the order
-// of the overloads of functions that several libraries extend): of the
-// environment for stored expressions, or with newExpressions of the one for
-// new expressions, at compatibility version 1.36.
-func envOptionsOf(libs Libraries, newExpressions bool) []cel.EnvOption {
+// Flavor is which kube-apiserver's CEL an environment is, where the versions
+// gatehouse answers for differ: the version of the lists library its
+// expressions see (kube-apiserver's environments for stored and for new
+// expressions, at its version and its compatibility version), and the
+// behaviours of the cel-go it links. FlavorOf gives a kube.Target's.
+type Flavor struct {
+	// ListsIncludes: the lists library at version 1, with includes()
+	// (stored expressions from 1.37, new ones from 1.38); version 0
+	// otherwise.
+	ListsIncludes bool
+	// CELGo026: kube-apiserver 1.36 and before link cel-go 0.26, where
+	// duration(int) compiles (and fails at every evaluation), the global
+	// matches() costs as any call, and startsWith and endsWith cost by the
+	// length of the string searched, not of the prefix.
+	CELGo026 bool
+	// QuantityShallowCopy: the quantity library's add and sub of
+	// kube-apiserver 1.36 and before, which change their receiver when it
+	// holds an inf.Dec (a huge or very precise quantity).
+	QuantityShallowCopy bool
+}
+
+// NewEnv returns the base environment of the flavor extended with opts.
+func (f Flavor) NewEnv(opts ...cel.EnvOption) (*cel.Env, error) {
+	return cel.NewEnv(append(envOptionsOf(AllLibraries, f), opts...)...)
+}
+
+// CostEstimator is the flavor's cost model, for estimates (Env.EstimateCost)
+// and, through a Planner built WithFlavor, runtime costs.
+func (f Flavor) CostEstimator() *CostEstimator {
+	return &CostEstimator{CELGo026: f.CELGo026}
+}
+
+// envOptionsOf returns the options of the base environment of flavor f that
+// belong to libs or to no library, in the base environment's order (which
+// is the order of the overloads of functions that several libraries
+// extend): the lists library of version 0 early (1.0 to 1.36), of version 1
+// late (from 1.37).
+func envOptionsOf(libs Libraries, f Flavor) []cel.EnvOption {
 	opts := make([]cel.EnvOption, 0, 24)
 	add := func(lib Libraries, opt cel.EnvOption) {
 		if lib == 0 || libs&lib != 0 {
@@ -56,7 +94,7 @@ func envOptionsOf(libs Libraries, newExpressions bool) []cel.EnvOption {
 	add(LibraryRegex, cel.Lib(regexLibrary{}))
 	add(0, cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)))
 	// 1.0 to 1.36
-	if newExpressions {
+	if !f.ListsIncludes {
 		add(LibraryLists, cel.Lib(listsLibrary{}))
 	}
 	// 1.27
@@ -64,7 +102,7 @@ func envOptionsOf(libs Libraries, newExpressions bool) []cel.EnvOption {
 	// 1.28
 	add(0, cel.CrossTypeNumericComparisons(true))
 	add(LibraryOptional, cel.OptionalTypes())
-	add(LibraryQuantity, cel.Lib(quantityLibrary{}))
+	add(LibraryQuantity, cel.Lib(quantityLibrary{shallowCopy: f.QuantityShallowCopy}))
 	// 1.29
 	add(0, cel.ASTValidators(
 		cel.ValidateDurationLiterals(),
@@ -87,17 +125,29 @@ func envOptionsOf(libs Libraries, newExpressions bool) []cel.EnvOption {
 	// 1.34
 	add(LibraryExtLists, ext.Lists(ext.ListsVersion(3)))
 	// 1.37
-	if !newExpressions {
+	if f.ListsIncludes {
 		add(LibraryLists, cel.Lib(listsLibrary{withIncludes: true}))
+	}
+	if f.CELGo026 {
+		add(0, durationFromInt)
 	}
 	return opts
 }
+
+// durationFromInt is cel-go 0.26's duration(int) overload, which kube-apiserver
+// 1.36 and before declare: it type-checks, and fails at every evaluation
+// (cel-go 0.29 removed it).
+var durationFromInt = cel.Function(overloads.TypeConvertDuration,
+	cel.Overload("int64_to_duration", []*cel.Type{cel.IntType}, cel.DurationType,
+		cel.UnaryBinding(func(ref.Val) ref.Val {
+			return types.NewErr("type conversion error from 'int' to 'google.protobuf.Duration'")
+		})))
 
 // NewEnvOf returns the environment of the standard library and libs,
 // extended with opts. It checks an expression exactly as the whole base
 // environment does when libs holds LibrariesOf the expression.
 func NewEnvOf(libs Libraries, opts ...cel.EnvOption) (*cel.Env, error) {
-	return cel.NewEnv(append(envOptionsOf(libs, false), opts...)...)
+	return cel.NewEnv(append(envOptionsOf(libs, StoredFlavor), opts...)...)
 }
 
 // NewExpressionsEnv returns the environment in which kube-apiserver 1.37
@@ -108,8 +158,15 @@ func NewEnvOf(libs Libraries, opts ...cel.EnvOption) (*cel.Env, error) {
 // libraries). Use it to validate what a client writes; expressions already
 // stored, and evaluation, use NewEnv.
 func NewExpressionsEnv(opts ...cel.EnvOption) (*cel.Env, error) {
-	return cel.NewEnv(append(envOptionsOf(AllLibraries, true), opts...)...)
+	return NewExpressionsFlavor.NewEnv(opts...)
 }
+
+// The flavors of kube-apiserver 1.37, the newest release: its stored
+// expressions and its new ones (at compatibility version 1.36).
+var (
+	StoredFlavor         = Flavor{ListsIncludes: true}
+	NewExpressionsFlavor = Flavor{}
+)
 
 // librariesDeclaring returns the libraries that declare a function of that
 // name, or add overloads to one of the standard library. A test compares it
@@ -273,4 +330,16 @@ func (w *libraryWalker) walk(e ast.Expr) {
 		w.walk(c.Result())
 		w.scope = w.scope[:n]
 	}
+}
+
+// FlavorOf is the flavor of kube-apiserver t's environment for stored
+// expressions (stored), or for new ones (at its compatibility version, one
+// minor version back).
+func FlavorOf(t kube.Target, stored bool) Flavor {
+	includes := kubeversions.NewListsIncludes
+	if stored {
+		includes = kubeversions.StoredListsIncludes
+	}
+	return Flavor{ListsIncludes: kubeversions.Has(t, includes), CELGo026: !kubeversions.Has(t, kubeversions.CELGo029),
+		QuantityShallowCopy: !kubeversions.Has(t, kubeversions.QuantityArithmeticCopies)}
 }

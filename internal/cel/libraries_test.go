@@ -75,8 +75,8 @@ func TestLibraryMacroKeys(t *testing.T) {
 }
 
 func TestEnvOptionsAreAllLibraries(t *testing.T) {
-	assert.Len(t, EnvOptions(), len(envOptionsOf(AllLibraries, false)))
-	assert.Len(t, envOptionsOf(0, false), 6, "the options that belong to no library")
+	assert.Len(t, EnvOptions(), len(envOptionsOf(AllLibraries, StoredFlavor)))
+	assert.Len(t, envOptionsOf(0, StoredFlavor), 6, "the options that belong to no library")
 	assert.Equal(t, 15, bits.OnesCount32(uint32(AllLibraries)))
 }
 

@@ -18,6 +18,19 @@ import (
 // of the environment shares (the function bindings), prepared once.
 type Planner struct {
 	interp interpreter.Interpreter
+	// estimator is the runtime cost model (the flavor's).
+	estimator *CostEstimator
+	// range026 binds lists.range as cel-go 0.26 does.
+	range026 bool
+}
+
+// PlannerOption configures a Planner.
+type PlannerOption func(*Planner)
+
+// WithFlavor makes the programs charge as the flavor's cel-go does (the
+// environment must be of that flavor: Flavor.NewEnv).
+func WithFlavor(f Flavor) PlannerOption {
+	return func(p *Planner) { p.estimator, p.range026 = f.CostEstimator(), f.CELGo026 }
 }
 
 // NewPlanner prepares the planning of programs for env, an environment built
@@ -28,7 +41,11 @@ type Planner struct {
 // results and costs, in bounded time (see the package documentation, which
 // also lists the differences). Program options that libraries added to env
 // beyond the base environment's are not applied.
-func NewPlanner(env *cel.Env) (*Planner, error) {
+func NewPlanner(env *cel.Env, opts ...PlannerOption) (*Planner, error) {
+	p := &Planner{estimator: &CostEstimator{}}
+	for _, o := range opts {
+		o(p)
+	}
 	disp := interpreter.NewDispatcher()
 	for name, fn := range env.Functions() {
 		bindings, err := fn.Bindings()
@@ -40,13 +57,19 @@ func NewPlanner(env *cel.Env) (*Planner, error) {
 				bindings[i] = boundReplace(b)
 			}
 		}
+		if name == "lists.range" && p.range026 {
+			for i, b := range bindings {
+				bindings[i] = rebindRange026(b)
+			}
+		}
 		if err := disp.Add(bindings...); err != nil {
 			return nil, err
 		}
 	}
 	adapter, provider := env.CELTypeAdapter(), env.CELTypeProvider()
 	attrs := interpreter.NewAttributeFactory(env.Container, adapter, provider)
-	return &Planner{interp: interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs)}, nil
+	p.interp = interpreter.NewInterpreter(disp, env.Container, provider, adapter, attrs)
+	return p, nil
 }
 
 // ProgramOption configures a Program.
@@ -135,7 +158,7 @@ func (p *Planner) NewProgram(checked *cel.Ast, opts ...ProgramOption) (*Program,
 		root:      root,
 		config:    config,
 		stackIDs:  int(min(ast.MaxID(native), math.MaxInt32)),
-		estimator: &CostEstimator{},
+		estimator: p.estimator,
 	}, nil
 }
 

@@ -19,11 +19,23 @@ var QuantityType = cel.ObjectType("kubernetes.Quantity")
 var quantityTypeValue = cel.ObjectType("kubernetes.Quantity")
 
 // quantityLibrary is the kubernetes.quantity library.
-type quantityLibrary struct{}
+type quantityLibrary struct {
+	// shallowCopy copies a quantity as kube-apiserver 1.36 and before do
+	// in add and sub: the struct only, so that the arithmetic changes the
+	// operand too when it holds an inf.Dec (a huge or very precise
+	// quantity), Flavor.QuantityShallowCopy.
+	shallowCopy bool
+}
 
 func (quantityLibrary) LibraryName() string { return "kubernetes.quantity" }
 
-func (quantityLibrary) CompileOptions() []cel.EnvOption {
+func (l quantityLibrary) CompileOptions() []cel.EnvOption {
+	copyOf := func(x *resource.Quantity) resource.Quantity {
+		if l.shallowCopy {
+			return *x
+		}
+		return x.DeepCopy()
+	}
 	q := QuantityType
 	return []cel.EnvOption{
 		cel.Function("quantity", cel.Overload("string_to_quantity",
@@ -49,23 +61,23 @@ func (quantityLibrary) CompileOptions() []cel.EnvOption {
 			})))),
 		cel.Function("add",
 			cel.MemberOverload("quantity_add", []*cel.Type{q, q}, q, cel.BinaryBinding(quantityBinary(func(x, y *resource.Quantity) ref.Val {
-				sum := x.DeepCopy()
+				sum := copyOf(x)
 				sum.Add(*y)
 				return &quantityValue{&sum}
 			}))),
 			cel.MemberOverload("quantity_add_int", []*cel.Type{q, cel.IntType}, q, cel.BinaryBinding(quantityInt(func(x *resource.Quantity, y int64) ref.Val {
-				sum := x.DeepCopy()
+				sum := copyOf(x)
 				sum.Add(*resource.NewQuantity(y, resource.DecimalExponent))
 				return &quantityValue{&sum}
 			})))),
 		cel.Function("sub",
 			cel.MemberOverload("quantity_sub", []*cel.Type{q, q}, q, cel.BinaryBinding(quantityBinary(func(x, y *resource.Quantity) ref.Val {
-				diff := x.DeepCopy()
+				diff := copyOf(x)
 				diff.Sub(*y)
 				return &quantityValue{&diff}
 			}))),
 			cel.MemberOverload("quantity_sub_int", []*cel.Type{q, cel.IntType}, q, cel.BinaryBinding(quantityInt(func(x *resource.Quantity, y int64) ref.Val {
-				diff := x.DeepCopy()
+				diff := copyOf(x)
 				diff.Sub(*resource.NewQuantity(y, resource.DecimalExponent))
 				return &quantityValue{&diff}
 			})))),

@@ -39,6 +39,14 @@ const (
 	// (pkg/admission/plugin/webhook/generic, gate
 	// ExcludeAdmissionWebhookVirtualResources, 1.37).
 	WebhooksExcludeVirtualResources
+	// CELGo029: kube-apiserver links cel-go 0.29 (1.37; 0.26 before):
+	// duration(int) no longer type-checks, the global matches() and
+	// startsWith/endsWith cost as cel-go 0.29 charges them.
+	CELGo029
+	// QuantityArithmeticCopies: the CEL quantity library's add and sub
+	// copy their receiver deeply; before, a huge or very precise quantity
+	// was changed by its own arithmetic (pkg/cel/library/quantity.go, 1.37).
+	QuantityArithmeticCopies
 	// StaticManifests: the plugins' staticManifestsDir is known
 	// (pkg/admission/plugin/*/manifest, 1.36) and usable (gate
 	// ManifestBasedAdmissionControlConfig: alpha and off in 1.36).
@@ -57,6 +65,8 @@ var table = [...]row{
 	AuditFailuresAggregated:         {since: kube.V1_37},
 	StoredListsIncludes:             {since: kube.V1_37},
 	NewListsIncludes:                {since: kube.V1_38},
+	CELGo029:                        {since: kube.V1_37},
+	QuantityArithmeticCopies:        {since: kube.V1_37},
 	MutatingAdmissionPolicyPlugin:   {gate: kube.MutatingAdmissionPolicy},
 	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},

@@ -17,6 +17,8 @@ func TestHas(t *testing.T) {
 		AuditFailuresAggregated:         {false, false, true, true},
 		StoredListsIncludes:             {false, false, true, true},
 		NewListsIncludes:                {false, false, false, true},
+		CELGo029:                        {false, false, true, true},
+		QuantityArithmeticCopies:        {false, false, true, true},
 		MutatingAdmissionPolicyPlugin:   {false, true, true, true},
 		WebhooksExcludeVirtualResources: {false, false, true, true},
 		StaticManifests:                 {false, false, true, true},

@@ -121,7 +121,7 @@ func (e *Evaluator) env(compat *version.Version, vars map[string]string) (*celEn
 		case plugincel.AuthorizerVarName, plugincel.VariableVarName:
 			return nil, fmt.Errorf("variable %q is not supported yet", n)
 		}
-		ct, err := parseType(t)
+		ct, err := ParseType(t)
 		if err != nil {
 			return nil, fmt.Errorf("variable %q: %w", n, err)
 		}
@@ -265,8 +265,8 @@ func (e *Evaluator) cel(q protocol.Query) protocol.Answer {
 	return a
 }
 
-// parseType parses the declared type of a variable.
-func parseType(s string) (*cel.Type, error) {
+// ParseType parses the declared type of a variable.
+func ParseType(s string) (*cel.Type, error) {
 	s = strings.TrimSpace(s)
 	switch s {
 	case "dyn":
@@ -289,7 +289,7 @@ func parseType(s string) (*cel.Type, error) {
 		return cel.TimestampType, nil
 	}
 	if inner, ok := strings.CutPrefix(s, "list("); ok && strings.HasSuffix(inner, ")") {
-		elem, err := parseType(strings.TrimSuffix(inner, ")"))
+		elem, err := ParseType(strings.TrimSuffix(inner, ")"))
 		if err != nil {
 			return nil, err
 		}
@@ -302,11 +302,11 @@ func parseType(s string) (*cel.Type, error) {
 		if !found {
 			return nil, fmt.Errorf("map type %q needs a key and a value type", s)
 		}
-		kt, err := parseType(k)
+		kt, err := ParseType(k)
 		if err != nil {
 			return nil, err
 		}
-		vt, err := parseType(v)
+		vt, err := ParseType(v)
 		if err != nil {
 			return nil, err
 		}
