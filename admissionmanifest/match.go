@@ -146,7 +146,7 @@ func (m *Manifests) WebhookMatcher(o MatchOptions) (*WebhookMatcher, error) {
 // their API defaults (SetDefaults*: matchPolicy, selectors, scope, failure
 // policy) and must not change afterwards.
 func NewWebhookMatcher(webhooks []Webhook, o MatchOptions) (*WebhookMatcher, error) {
-	compiler, err := matchcond.NewAdmissionCompiler()
+	compiler, err := matchcond.NewAdmissionCompilerFor(o.Kube)
 	if err != nil {
 		return nil, err
 	}

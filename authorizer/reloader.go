@@ -19,6 +19,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -118,9 +119,10 @@ func NewReloader(opts ReloaderOptions) (*Reloader, error) {
 	if r.opts.Options.Clock == nil {
 		r.opts.Options.Clock = r.clock
 	}
+	r.opts.Validate.Kube = r.opts.Options.Kube
 	if r.opts.Validate.Compiler == nil {
 		// One CEL environment for every reload.
-		c, err := authzcond.NewAuthorizationCompiler()
+		c, err := authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(r.opts.Options.Kube, true))
 		if err != nil {
 			return nil, err
 		}

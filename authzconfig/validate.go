@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
@@ -50,11 +52,15 @@ type ValidateOptions struct {
 	// absolute.
 	SkipFileChecks bool
 
-	// Compiler compiles the match conditions. Nil builds one when a
-	// configuration has match conditions, which costs about a millisecond:
-	// a server that validates often should build one with
-	// matchcond.NewAuthorizationCompiler and pass it every time.
+	// Compiler compiles the match conditions. Nil builds one (for Kube)
+	// when a configuration has match conditions, which costs about a
+	// millisecond: a server that validates often should build one with
+	// matchcond.NewAuthorizationCompilerFor and pass it every time.
 	Compiler *authzcond.AuthorizationCompiler
+	// Kube is the kube-apiserver that validates: its version and feature
+	// gates (the zero Target is the newest release). Its CEL environment
+	// decides which match conditions compile (includes() from 1.37).
+	Kube kube.Target
 
 	// RequireTypeNames applies kube-apiserver's own naming rule: an
 	// authorizer of a type other than Webhook must be named after its
@@ -150,7 +156,7 @@ func (v *validator) compileConditions(conditions []WebhookMatchCondition, path *
 		return nil, nil
 	}
 	if v.compiler == nil && v.compilerErr == nil {
-		v.compiler, v.compilerErr = authzcond.NewAuthorizationCompiler()
+		v.compiler, v.compilerErr = authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(v.opts.Kube, true))
 	}
 	if v.compilerErr != nil {
 		return nil, field.ErrorList{field.InternalError(path, v.compilerErr)}

@@ -16,6 +16,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -43,6 +44,9 @@ type AdmissionCompiler struct {
 	// libraries and params, built when first used: such policies share
 	// them rather than each extending its own.
 	policies *authzcond.Environments[policyEnvKey, *admissionEnv]
+	// stored and newExpressions are the flavors of the kube-apiserver
+	// compiled for: its environments of stored and of new expressions.
+	stored, newExpressions icel.Flavor
 }
 
 // policyEnvKey names the environment of policies without variables.
@@ -61,6 +65,7 @@ type validationEnvKey struct {
 // admissionEnv is one admission environment with its planner.
 type admissionEnv struct {
 	env     *cel.Env
+	flavor  icel.Flavor
 	planner *icel.Planner
 	// variables is the kubernetes.variables type of a policy's environment,
 	// which gains a field as each variable compiles; nil for webhooks.
@@ -71,9 +76,16 @@ type admissionEnv struct {
 // library; those of other libraries are built when an expression first
 // calls them.
 func NewAdmissionCompiler() (*AdmissionCompiler, error) {
-	c := &AdmissionCompiler{parser: authzcond.NewStandardFastParser()}
+	return NewAdmissionCompilerFor(kube.Target{})
+}
+
+// NewAdmissionCompilerFor is NewAdmissionCompiler as kube-apiserver t
+// compiles: in its environments of stored expressions (match conditions,
+// policies) and of new ones (Validate's), with the CEL of its version.
+func NewAdmissionCompilerFor(t kube.Target) (*AdmissionCompiler, error) {
+	c := &AdmissionCompiler{parser: authzcond.NewStandardFastParser(), stored: icel.FlavorOf(t, true), newExpressions: icel.FlavorOf(t, false)}
 	c.bases = authzcond.NewEnvironments(func(libs icel.Libraries) (*admissionEnv, error) {
-		env, err := newAdmissionEnv(func(opts ...cel.EnvOption) (*cel.Env, error) { return icel.NewEnvOf(libs, opts...) })
+		env, err := newAdmissionEnv(c.stored, func(opts ...cel.EnvOption) (*cel.Env, error) { return c.stored.NewEnvOf(libs, opts...) })
 		if err != nil {
 			return nil, fmt.Errorf("building the admission CEL environment: %w", err)
 		}
@@ -95,12 +107,12 @@ func NewAdmissionCompiler() (*AdmissionCompiler, error) {
 
 // newAdmissionEnv builds the admission environment with newEnv (the
 // environment of stored or of new expressions), and opts.
-func newAdmissionEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...cel.EnvOption) (*admissionEnv, error) {
-	return newAdmissionEnvOf(newEnv, true, opts...)
+func newAdmissionEnv(f icel.Flavor, newEnv func(...cel.EnvOption) (*cel.Env, error), opts ...cel.EnvOption) (*admissionEnv, error) {
+	return newAdmissionEnvOf(f, newEnv, true, opts...)
 }
 
 // newAdmissionEnvOf is newAdmissionEnv, with or without the authorizer.
-func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authorizer bool, opts ...cel.EnvOption) (*admissionEnv, error) {
+func newAdmissionEnvOf(f icel.Flavor, newEnv func(...cel.EnvOption) (*cel.Env, error), authorizer bool, opts ...cel.EnvOption) (*admissionEnv, error) {
 	all := []cel.EnvOption{
 		cel.Variable(admissioncel.ObjectVarName, types.DynType),
 		cel.Variable(admissioncel.OldObjectVarName, types.DynType),
@@ -120,11 +132,11 @@ func newAdmissionEnvOf(newEnv func(...cel.EnvOption) (*cel.Env, error), authoriz
 	if err != nil {
 		return nil, err
 	}
-	planner, err := icel.NewPlanner(env)
+	planner, err := icel.NewPlanner(env, icel.WithFlavor(f))
 	if err != nil {
 		return nil, err
 	}
-	return &admissionEnv{env: env, planner: planner}, nil
+	return &admissionEnv{env: env, flavor: f, planner: planner}, nil
 }
 
 // newValidationEnv builds an environment of Validate: with params, and
@@ -133,15 +145,15 @@ func (c *AdmissionCompiler) newValidationEnv(key validationEnvKey) (*admissionEn
 	if !key.newExpressions && !key.hasParams && !key.noAuthorizer {
 		return c.bases.Get(icel.AllLibraries)
 	}
-	newEnv := icel.NewEnv
+	f := c.stored
 	if key.newExpressions {
-		newEnv = icel.NewExpressionsEnv
+		f = c.newExpressions
 	}
 	var opts []cel.EnvOption
 	if key.hasParams {
 		opts = append(opts, cel.Variable(admissioncel.ParamsVarName, types.DynType))
 	}
-	env, err := newAdmissionEnvOf(newEnv, !key.noAuthorizer, opts...)
+	env, err := newAdmissionEnvOf(f, f.NewEnv, !key.noAuthorizer, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("building the CEL environment of validation: %w", err)
 	}
@@ -163,11 +175,11 @@ func policyEnv(base *admissionEnv, hasParams bool) (*admissionEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 	}
-	planner, err := icel.NewPlanner(env)
+	planner, err := icel.NewPlanner(env, icel.WithFlavor(base.flavor))
 	if err != nil {
 		return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 	}
-	return &admissionEnv{env: env, planner: planner, variables: variables}, nil
+	return &admissionEnv{env: env, flavor: base.flavor, planner: planner, variables: variables}, nil
 }
 
 // parsedExpressions are the expressions of one webhook or policy, parsed

@@ -1,6 +1,10 @@
 package matchcond
 
-import "github.com/gatehouse-dev/gatehouse/internal/authzcond"
+import (
+	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/kube"
+)
 
 // The match conditions of authorization webhooks live in internal/authzcond,
 // which imports nothing of admission, so that a program that only
@@ -40,4 +44,12 @@ type (
 // servers need.
 func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 	return authzcond.NewAuthorizationCompiler()
+}
+
+// NewAuthorizationCompilerFor is NewAuthorizationCompiler as kube-apiserver
+// t compiles an AuthorizationConfiguration's match conditions (its
+// environment for stored expressions: includes() from 1.37, cel-go 0.26's
+// behaviours before).
+func NewAuthorizationCompilerFor(t kube.Target) (*AuthorizationCompiler, error) {
+	return authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(t, true))
 }

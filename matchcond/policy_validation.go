@@ -85,11 +85,11 @@ func (v *PolicyValidator) env(stored, authorizer bool) (*admissionEnv, error) {
 		if err != nil {
 			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 		}
-		planner, err := icel.NewPlanner(env)
+		planner, err := icel.NewPlanner(env, icel.WithFlavor(base.flavor))
 		if err != nil {
 			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 		}
-		e = &admissionEnv{env: env, planner: planner, variables: v.variables}
+		e = &admissionEnv{env: env, flavor: base.flavor, planner: planner, variables: v.variables}
 	}
 	v.envs[key] = e
 	return e, nil

@@ -6,6 +6,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 
 	"github.com/gatehouse-dev/gatehouse/internal/mutationcel"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -17,9 +18,16 @@ type Compiler struct {
 	c *mutationcel.Compiler
 }
 
-// NewCompiler builds the environments of mutations.
+// NewCompiler builds the environments of mutations, as the newest
+// release's kube-apiserver (NewCompilerFor).
 func NewCompiler() (*Compiler, error) {
-	c, err := mutationcel.NewCompiler()
+	return NewCompilerFor(kube.Target{})
+}
+
+// NewCompilerFor builds the environments of mutations as kube-apiserver t
+// does, with the CEL of its version.
+func NewCompilerFor(t kube.Target) (*Compiler, error) {
+	c, err := mutationcel.NewCompilerFor(t)
 	if err != nil {
 		return nil, err
 	}

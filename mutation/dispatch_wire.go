@@ -16,7 +16,7 @@ import admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 // policy whose selectors are nil fails its requests, as kube-apiserver's
 // matcher would. The slices and objects must not be modified afterwards.
 func NewDispatcher(policies []*admissionregistrationv1.MutatingAdmissionPolicy, bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding, o Options) (*Dispatcher, error) {
-	c, err := NewCompiler()
+	c, err := NewCompilerFor(o.Kube)
 	if err != nil {
 		return nil, err
 	}

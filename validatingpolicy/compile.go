@@ -11,6 +11,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -27,23 +28,33 @@ type Compiler struct {
 	// noVariables are bases extended with no variables: policies without
 	// variables share them.
 	noVariables [2][2]*admissioncel.PolicyEnv
+	// stored is the flavor of the environments.
+	stored icel.Flavor
 }
 
-// NewCompiler builds the environments of ValidatingAdmissionPolicies.
+// NewCompiler builds the environments of ValidatingAdmissionPolicies, as
+// the newest release's kube-apiserver (NewCompilerFor).
 func NewCompiler() (*Compiler, error) {
-	conditions, err := matchcond.NewAdmissionCompiler()
+	return NewCompilerFor(kube.Target{})
+}
+
+// NewCompilerFor builds the environments of ValidatingAdmissionPolicies as
+// kube-apiserver t does, with the CEL of its version (includes() from 1.37,
+// cel-go 0.26's behaviours before).
+func NewCompilerFor(t kube.Target) (*Compiler, error) {
+	conditions, err := matchcond.NewAdmissionCompilerFor(t)
 	if err != nil {
 		return nil, err
 	}
-	c := &Compiler{conditions: conditions}
+	c := &Compiler{conditions: conditions, stored: icel.FlavorOf(t, true)}
 	for _, params := range []bool{false, true} {
 		for _, authz := range []bool{false, true} {
-			env, err := admissioncel.NewPolicyBaseEnv(icel.NewEnv, admissioncel.EnvOptions{Params: params, Authorizer: authz})
+			env, err := admissioncel.NewPolicyBaseEnv(c.stored.NewEnv, admissioncel.EnvOptions{Params: params, Authorizer: authz})
 			if err != nil {
 				return nil, err
 			}
 			c.bases[b2i(params)][b2i(authz)] = env
-			if c.noVariables[b2i(params)][b2i(authz)], err = admissioncel.WithVariables(env, celdecl.NewObjectRegistration(admissioncel.VariablesTypeName), true); err != nil {
+			if c.noVariables[b2i(params)][b2i(authz)], err = admissioncel.WithVariables(env, celdecl.NewObjectRegistration(admissioncel.VariablesTypeName), true, c.stored); err != nil {
 				return nil, err
 			}
 		}
@@ -139,15 +150,15 @@ func (p *Policy) compile(c *Compiler) error {
 	}
 	env, messageEnv := c.noVariables[b2i(hasParams)][1], c.noVariables[b2i(hasParams)][0]
 	if len(spec.Variables) > 0 {
-		vars, reg, err := admissioncel.CompileVariables(c.bases[b2i(hasParams)][1], spec.Variables)
+		vars, reg, err := admissioncel.CompileVariables(c.bases[b2i(hasParams)][1], spec.Variables, c.stored)
 		if err != nil {
 			return err
 		}
 		p.variables = vars
-		if env, err = admissioncel.WithVariables(c.bases[b2i(hasParams)][1], reg, true); err != nil {
+		if env, err = admissioncel.WithVariables(c.bases[b2i(hasParams)][1], reg, true, c.stored); err != nil {
 			return err
 		}
-		if messageEnv, err = admissioncel.WithVariables(c.bases[b2i(hasParams)][0], reg, true); err != nil {
+		if messageEnv, err = admissioncel.WithVariables(c.bases[b2i(hasParams)][0], reg, true, c.stored); err != nil {
 			return err
 		}
 	}

@@ -40,7 +40,7 @@ const (
 
 // Options are a Dispatcher's collaborators; all are optional.
 type Options struct {
-	// Compiler compiles the policies; nil builds one.
+	// Compiler compiles the policies; nil builds one for Kube.
 	Compiler *Compiler
 	// Params gives the params of policies with a paramKind; nil knows no
 	// kind (such policies fail with "failed to find resource referenced by
@@ -133,7 +133,7 @@ func NewDispatcher(policies []*admissionregistrationv1.ValidatingAdmissionPolicy
 	c := o.Compiler
 	if c == nil {
 		var err error
-		if c, err = NewCompiler(); err != nil {
+		if c, err = NewCompilerFor(o.Kube); err != nil {
 			return nil, err
 		}
 	}

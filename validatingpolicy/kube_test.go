@@ -37,3 +37,25 @@ func TestAuditFailuresPerVersion(t *testing.T) {
 		assert.Equal(t, want, res.AuditAnnotations[ValidationFailureAnnotation], version)
 	}
 }
+
+// A policy's expressions compile in the version's environment: includes()
+// does not exist before 1.37, so there the validation fails to compile and,
+// under failurePolicy Fail, denies (kube-apiserver fails a request on a
+// policy that does not compile).
+func TestPolicyCELPerVersion(t *testing.T) {
+	policies := []*admissionregistrationv1.ValidatingAdmissionPolicy{policy("p", validations(expr("['a', 'b'].includes('a')")))}
+	bindings := []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{binding("b", "p", admissionregistrationv1.Deny)}
+	for version, denied := range map[string]bool{"1.35": true, "1.36": true, "1.37": false, "1.38": false} {
+		target, err := kube.ParseTarget(version)
+		require.NoError(t, err)
+		d, err := NewDispatcher(policies, bindings, Options{Kube: target})
+		require.NoError(t, err)
+		_, err = d.Validate(context.Background(), create(pod("default", "p", nil)))
+		if !denied {
+			assert.NoError(t, err, version)
+			continue
+		}
+		require.Error(t, err, version)
+		assert.Contains(t, err.Error(), "undeclared reference to 'includes'", version)
+	}
+}

@@ -276,7 +276,7 @@ func (ctx *typeCheckContext) env(i int) (*admissioncel.PolicyEnv, error) {
 		return nil, err
 	}
 	vars := celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
-	env, err := admissioncel.WithVariables(base, vars, false)
+	env, err := admissioncel.WithVariables(base, vars, false, icel.StoredFlavor)
 	if err != nil {
 		ctx.errs[i] = err
 		return nil, err

@@ -75,9 +75,10 @@ type PolicyEnv struct {
 	planner *icel.Planner // nil when the environment only checks
 }
 
-// WithVariables extends base with `variables` of type t; plan says whether
-// its expressions become programs (or are only checked).
-func WithVariables(base *cel.Env, t *celdecl.RegisteredType, plan bool) (*PolicyEnv, error) {
+// WithVariables extends base, an environment of flavor f, with `variables`
+// of type t; plan says whether its expressions become programs (or are only
+// checked).
+func WithVariables(base *cel.Env, t *celdecl.RegisteredType, plan bool, f icel.Flavor) (*PolicyEnv, error) {
 	env, err := base.Extend(
 		cel.Variable(VariablesVarName, t.CELType()),
 		celdecl.DeclaredType(VariablesTypeName, t),
@@ -87,7 +88,7 @@ func WithVariables(base *cel.Env, t *celdecl.RegisteredType, plan bool) (*Policy
 	}
 	pe := &PolicyEnv{env: env}
 	if plan {
-		if pe.planner, err = icel.NewPlanner(env); err != nil {
+		if pe.planner, err = icel.NewPlanner(env, icel.WithFlavor(f)); err != nil {
 			return nil, fmt.Errorf("building the policy's CEL environment: %w", err)
 		}
 	}
@@ -169,14 +170,15 @@ func NoVariables() *PolicyVariables {
 	return &PolicyVariables{index: map[string]int{}, typ: types.NewObjectType(VariablesTypeName, VariablesTraits)}
 }
 
-// CompileVariables compiles a policy's variables in order in base, each
+// CompileVariables compiles a policy's variables in order in base (of
+// flavor f), each
 // declared for the later ones (typed by its output, dyn when it does not
 // compile), as kube-apiserver's composited compiler does, and returns them
 // with the registration of `variables` that the policy's other expressions
 // extend their environments with.
-func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variable) (*PolicyVariables, *celdecl.RegisteredType, error) {
+func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variable, f icel.Flavor) (*PolicyVariables, *celdecl.RegisteredType, error) {
 	vars := celdecl.NewObjectRegistration(VariablesTypeName)
-	varEnv, err := WithVariables(base, vars, true)
+	varEnv, err := WithVariables(base, vars, true, f)
 	if err != nil {
 		return nil, nil, err
 	}

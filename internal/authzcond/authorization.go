@@ -45,7 +45,15 @@ type authorizationEnv struct {
 // icel.LibrariesOf): the whole base environment costs several times more to
 // build than most servers need.
 func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
-	envs := NewEnvironments(newAuthorizationEnv)
+	return NewAuthorizationCompilerFor(icel.StoredFlavor)
+}
+
+// NewAuthorizationCompilerFor is NewAuthorizationCompiler in flavor f: the
+// environment of stored expressions of a kube-apiserver version
+// (icel.FlavorOf), in which kube-apiserver compiles an
+// AuthorizationConfiguration's match conditions.
+func NewAuthorizationCompilerFor(f icel.Flavor) (*AuthorizationCompiler, error) {
+	envs := NewEnvironments(func(libs icel.Libraries) (*authorizationEnv, error) { return newAuthorizationEnv(f, libs) })
 	standard, err := envs.Get(0)
 	if err != nil {
 		return nil, err
@@ -57,8 +65,8 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 	}}}, nil
 }
 
-func newAuthorizationEnv(libs icel.Libraries) (*authorizationEnv, error) {
-	env, err := icel.NewEnvOf(libs,
+func newAuthorizationEnv(f icel.Flavor, libs icel.Libraries) (*authorizationEnv, error) {
+	env, err := f.NewEnvOf(libs,
 		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
 		celdecl.DeclaredTypes(sarDecl),
 	)
@@ -69,7 +77,7 @@ func newAuthorizationEnv(libs icel.Libraries) (*authorizationEnv, error) {
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
 	}
-	tracked, err := icel.NewPlanner(env)
+	tracked, err := icel.NewPlanner(env, icel.WithFlavor(f))
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)
 	}

@@ -147,7 +147,12 @@ var durationFromInt = cel.Function(overloads.TypeConvertDuration,
 // extended with opts. It checks an expression exactly as the whole base
 // environment does when libs holds LibrariesOf the expression.
 func NewEnvOf(libs Libraries, opts ...cel.EnvOption) (*cel.Env, error) {
-	return cel.NewEnv(append(envOptionsOf(libs, StoredFlavor), opts...)...)
+	return StoredFlavor.NewEnvOf(libs, opts...)
+}
+
+// NewEnvOf is NewEnvOf in flavor f.
+func (f Flavor) NewEnvOf(libs Libraries, opts ...cel.EnvOption) (*cel.Env, error) {
+	return cel.NewEnv(append(envOptionsOf(libs, f), opts...)...)
 }
 
 // NewExpressionsEnv returns the environment in which kube-apiserver 1.37

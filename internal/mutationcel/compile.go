@@ -15,6 +15,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -30,6 +31,8 @@ type Compiler struct {
 	// newBases are those of new expressions (validation of writes), built
 	// when first needed.
 	newBases *lazyEnvs
+	// stored is the flavor of the stored expressions' environments.
+	stored icel.Flavor
 	// noVariables are the environments of policies without variables, by
 	// [hasParams][patchTypes]: such policies share them rather than each
 	// extending its own.
@@ -38,14 +41,21 @@ type Compiler struct {
 
 // NewCompiler builds the environments of mutations.
 func NewCompiler() (*Compiler, error) {
-	conditions, err := matchcond.NewAdmissionCompiler()
+	return NewCompilerFor(kube.Target{})
+}
+
+// NewCompilerFor is NewCompiler as kube-apiserver t compiles, with the CEL
+// of its version (its environments of stored and of new expressions).
+func NewCompilerFor(t kube.Target) (*Compiler, error) {
+	conditions, err := matchcond.NewAdmissionCompilerFor(t)
 	if err != nil {
 		return nil, err
 	}
-	c := &Compiler{conditions: conditions, newBases: &lazyEnvs{}}
+	c := &Compiler{conditions: conditions, stored: icel.FlavorOf(t, true)}
+	c.newBases = &lazyEnvs{flavor: icel.FlavorOf(t, false)}
 	for _, params := range []bool{false, true} {
 		for _, patchTypes := range []bool{false, true} {
-			env, err := newMutationEnv(icel.NewEnv, params, patchTypes)
+			env, err := newMutationEnv(c.stored.NewEnv, params, patchTypes)
 			if err != nil {
 				return nil, err
 			}
@@ -53,7 +63,7 @@ func NewCompiler() (*Compiler, error) {
 			// The registration of kubernetes.variables of these never gains
 			// a field.
 			noVars := celdecl.NewObjectRegistration(admissioncel.VariablesTypeName)
-			if c.noVariables[b2i(params)][b2i(patchTypes)], err = admissioncel.WithVariables(env, noVars, true); err != nil {
+			if c.noVariables[b2i(params)][b2i(patchTypes)], err = admissioncel.WithVariables(env, noVars, true, c.stored); err != nil {
 				return nil, err
 			}
 		}
@@ -82,7 +92,8 @@ func newMutationEnv(newEnv func(...cel.EnvOption) (*cel.Env, error), params, pat
 
 // lazyEnvs holds the environments of new expressions, built on first use.
 type lazyEnvs struct {
-	envs [2][2]lazyEnv
+	envs   [2][2]lazyEnv
+	flavor icel.Flavor
 }
 
 type lazyEnv struct {
@@ -93,7 +104,7 @@ type lazyEnv struct {
 
 func (l *lazyEnvs) get(params, patchTypes bool) (*cel.Env, error) {
 	e := &l.envs[b2i(params)][b2i(patchTypes)]
-	e.once.Do(func() { e.env, e.err = newMutationEnv(icel.NewExpressionsEnv, params, patchTypes) })
+	e.once.Do(func() { e.env, e.err = newMutationEnv(l.flavor.NewEnv, params, patchTypes) })
 	return e.env, e.err
 }
 
@@ -188,12 +199,12 @@ func (p *Policy) compile(c *Compiler) error {
 // own and returns the environment of its mutations, where they are
 // declared.
 func (p *Policy) compileVariables(c *Compiler, hasParams bool) (*admissioncel.PolicyEnv, error) {
-	vars, reg, err := admissioncel.CompileVariables(c.bases[b2i(hasParams)][0], p.policy.Spec.Variables)
+	vars, reg, err := admissioncel.CompileVariables(c.bases[b2i(hasParams)][0], p.policy.Spec.Variables, c.stored)
 	if err != nil {
 		return nil, err
 	}
 	p.variables = vars
-	return admissioncel.WithVariables(c.bases[b2i(hasParams)][1], reg, true)
+	return admissioncel.WithVariables(c.bases[b2i(hasParams)][1], reg, true, c.stored)
 }
 
 // Policy is a compiled MutatingAdmissionPolicy. It is immutable and safe for
@@ -259,7 +270,7 @@ func (x *ExpressionChecker) env(stored, patchTypes bool) (*admissioncel.PolicyEn
 			return nil, err
 		}
 	}
-	env, err := admissioncel.WithVariables(base, x.variables, false)
+	env, err := admissioncel.WithVariables(base, x.variables, false, x.c.stored)
 	if err != nil {
 		return nil, err
 	}
