@@ -209,7 +209,7 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 	for _, d := range paramDocs {
 		paramObjects = append(paramObjects, d.object)
 	}
-	opts := admission.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...)}
+	opts := admission.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...), Kube: a.kube}
 	if len(in.rbac) > 0 {
 		az, err := expressionAuthorizer(in.rbac, a.stdin)
 		if err != nil {

@@ -207,7 +207,7 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 		}
 		return fmt.Errorf("--config %s: give one file", o.config)
 	}
-	compiler, err := matchcond.NewAuthorizationCompiler()
+	compiler, err := matchcond.NewAuthorizationCompilerFor(a.kube)
 	if err != nil {
 		return err
 	}
@@ -217,11 +217,11 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 		for i, e := range errs {
 			msgs[i] = "  " + indent(e.Message, "  ")
 		}
-		return fmt.Errorf("--config %s: kube-apiserver %s would not start with this configuration (see gatehouse authz validate):\n%s", o.config, kubernetesVersion, strings.Join(msgs, "\n"))
+		return fmt.Errorf("--config %s: kube-apiserver %s would not start with this configuration (see gatehouse authz validate):\n%s", o.config, a.kube.Version(), strings.Join(msgs, "\n"))
 	}
 	cfg := compiled.Configuration
 
-	opts := authorizer.Options{Compiler: compiler, Authorizers: map[string]authorizer.Authorizer{}}
+	opts := authorizer.Options{Compiler: compiler, Authorizers: map[string]authorizer.Authorizer{}, Kube: a.kube}
 	var rbacObjects *rbacSet
 	for i, ac := range cfg.Authorizers {
 		where := fmt.Sprintf("authorizers[%d] (%s %q)", i, ac.Type, ac.Name)

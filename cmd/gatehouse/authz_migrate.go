@@ -14,6 +14,9 @@ import (
 
 // migrateReport is the -o json/yaml output of authz migrate.
 type migrateReport struct {
+	// kubernetes is the version that answered, for the text.
+	kubernetes string
+
 	SchemaVersion int `json:"schemaVersion"`
 	// Errors are kube-apiserver's errors on the flags; when there are any,
 	// the other fields are empty.
@@ -109,10 +112,10 @@ func (a *app) authzMigrate(fs *pflag.FlagSet, rest []string, o migrateOptions) e
 		return errors.New("no flags to migrate: give --authorization-mode and the --authorization-webhook-* flags, or a kube-apiserver command line after --")
 	}
 
-	report := migrateReport{SchemaVersion: schemaVersion, Errors: []string{}, RemoveFlags: []string{}, AddFlags: []string{}}
+	report := migrateReport{SchemaVersion: schemaVersion, Errors: []string{}, RemoveFlags: []string{}, AddFlags: []string{}, kubernetes: a.kube.Version().String()}
 	cfgYAML, err := migrate(args, o, &report)
 	if err != nil {
-		report = migrateReport{SchemaVersion: schemaVersion, Errors: []string{}, RemoveFlags: []string{}, AddFlags: []string{}}
+		report = migrateReport{SchemaVersion: schemaVersion, Errors: []string{}, RemoveFlags: []string{}, AddFlags: []string{}, kubernetes: a.kube.Version().String()}
 		for _, e := range unjoin(err) {
 			report.Errors = append(report.Errors, e.Error())
 		}
@@ -178,7 +181,7 @@ func migrate(args []string, o migrateOptions, report *migrateReport) ([]byte, er
 
 func (r migrateReport) text(p *printer) {
 	if len(r.Errors) > 0 {
-		p.linef("%s", p.paint(red, "kube-apiserver "+kubernetesVersion+" refuses these flags:"))
+		p.linef("%s", p.paint(red, "kube-apiserver "+r.kubernetes+" refuses these flags:"))
 		for _, e := range r.Errors {
 			p.block("  ", e)
 		}

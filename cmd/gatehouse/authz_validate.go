@@ -14,6 +14,9 @@ import (
 
 // validateReport is the -o json/yaml output of authz validate.
 type validateReport struct {
+	// kubernetes is the version that answered, for the text.
+	kubernetes string
+
 	SchemaVersion int            `json:"schemaVersion"`
 	Files         []validateFile `json:"files"`
 }
@@ -102,7 +105,7 @@ its reload rules. A refused reload leaves the previous configuration in force.`,
 }
 
 func (a *app) authzValidate(args []string, o validateOptions) error {
-	compiler, err := matchcond.NewAuthorizationCompiler()
+	compiler, err := matchcond.NewAuthorizationCompilerFor(a.kube)
 	if err != nil {
 		return err
 	}
@@ -117,7 +120,7 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 			return fmt.Errorf("--reload-of %s: failed to load AuthorizationConfiguration from file: %w", o.reloadOf, err)
 		}
 	}
-	report := validateReport{SchemaVersion: schemaVersion}
+	report := validateReport{SchemaVersion: schemaVersion, kubernetes: a.kube.Version().String()}
 	findings, inputErrors := false, false
 	for _, in := range readInputs(args, a.stdin) {
 		f := validateFile{File: in.name, Errors: []kubeError{}, Hints: []hint{}}
@@ -218,7 +221,7 @@ func (r validateReport) text(p *printer) {
 		case verdictValid:
 			p.linef("%s: %s", f.File, p.paint(green, "valid"))
 		default:
-			p.linef("%s: %s: kube-apiserver %s refuses it (%s)", f.File, p.paint(red, "invalid"), kubernetesVersion, plural(len(f.Errors), "error"))
+			p.linef("%s: %s: kube-apiserver %s refuses it (%s)", f.File, p.paint(red, "invalid"), r.kubernetes, plural(len(f.Errors), "error"))
 			for _, e := range f.Errors {
 				p.block("  ", e.Message)
 			}

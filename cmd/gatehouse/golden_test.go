@@ -294,11 +294,15 @@ func TestVersion(t *testing.T) {
 	stdout, stderr, exit := runCommand([]string{"version"}, "")
 	assert.Equal(t, 0, exit)
 	assert.Empty(t, stderr)
-	assert.Regexp(t, `^gatehouse \S+.* \(answers of Kubernetes 1\.37, go1\.\d+.*\)\n$`, stdout)
+	assert.Regexp(t, `^gatehouse \S+.* \(answers of Kubernetes 1\.37, go1\.\d+.*\)\nanswers for Kubernetes 1\.35, 1\.36, 1\.37 \(default\), 1\.38 \(beta\) \(--kube-version\)\n$`, stdout)
+	stdout, _, exit = runCommand([]string{"version", "--kube-version", "1.36"}, "")
+	assert.Equal(t, 0, exit)
+	assert.Contains(t, stdout, "(answers of Kubernetes 1.36,")
 
 	stdout, _, exit = runCommand([]string{"version", "-o", "json"}, "")
 	assert.Equal(t, 0, exit)
 	assert.Contains(t, stdout, `"kubernetes": "1.37"`)
+	assert.Contains(t, stdout, `"release": "1.38.0-beta.0"`)
 
 	stdout, _, exit = runCommand([]string{"--version"}, "")
 	assert.Equal(t, 0, exit)

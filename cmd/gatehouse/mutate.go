@@ -304,7 +304,7 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 		}
 		namespaceByName[ns.Name] = ns
 	}
-	opts := mutation.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...)}
+	opts := mutation.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...), Kube: a.kube}
 	if len(in.namespaces) > 0 {
 		opts.Namespaces = mutation.NamespaceLookupFunc(func(_ context.Context, name string) (*corev1.Namespace, error) {
 			if ns, ok := namespaceByName[name]; ok {

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // Exit statuses.
@@ -38,7 +40,16 @@ type app struct {
 	output string
 	// color is the --color flag: auto, always or never.
 	color string
+	// kubeVersion and featureGates are the --kube-version and
+	// --feature-gates flags; kube is what they name (the newest release
+	// with its defaults when neither is given).
+	kubeVersion, featureGates string
+	kube                      kube.Target
 }
+
+// kubeNamed tells whether the command line named a Kubernetes (a version or
+// gates): the text output then says which answered.
+func (a *app) kubeNamed() bool { return a.kubeVersion != "" || a.featureGates != "" }
 
 // run runs the command line args and returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -79,8 +90,10 @@ func (e usageError) Unwrap() error { return e.err }
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gatehouse",
-		Short: "kube-apiserver 1.37's verdicts on authorization configurations, requests, admission manifests, mutating policies and CRDs, offline",
-		Long: `gatehouse gives, offline, the verdicts kube-apiserver 1.37 gives: whether it
+		Short: "kube-apiserver's verdicts on authorization configurations, requests, admission manifests, mutating policies and CRDs, offline",
+		Long: `gatehouse gives, offline, the verdicts kube-apiserver gives (1.37's by default;
+--kube-version 1.35, 1.36, 1.37 or 1.38 from its beta, --feature-gates as its
+flag takes them): whether it
 starts with an AuthorizationConfiguration, what its authorizer chain decides
 for a request, whom RBAC allows what, which file replaces the legacy
 --authorization-* flags, whether it starts with a directory of static admission
@@ -112,11 +125,29 @@ schema. Exit status: 0 all fine, 1 findings, 2 usage or input error.`,
 			default:
 				return fmt.Errorf("--color %q: must be auto, always or never", a.color)
 			}
+			if a.kubeVersion != "" {
+				t, err := kube.ParseTarget(a.kubeVersion)
+				if err != nil {
+					return fmt.Errorf("--kube-version: %w", err)
+				}
+				a.kube = t
+			}
+			t, err := a.kube.WithFeatureGates(a.featureGates)
+			if err != nil {
+				return fmt.Errorf("--feature-gates: %w", err)
+			}
+			a.kube = t
+			if a.kubeNamed() && a.output == "text" && cmd.Name() != "version" {
+				// The text output says which kube-apiserver answered.
+				fmt.Fprintf(a.stdout, "answers of Kubernetes %s\n", a.kube)
+			}
 			return nil
 		},
 	}
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", "text", "output format: text, json or yaml")
 	root.PersistentFlags().StringVar(&a.color, "color", "auto", "colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	root.PersistentFlags().StringVar(&a.kubeVersion, "kube-version", "", "the Kubernetes version whose kube-apiserver answers: 1.35, 1.36, 1.37 (the default) or 1.38 (its beta)")
+	root.PersistentFlags().StringVar(&a.featureGates, "feature-gates", "", "kube-apiserver's --feature-gates for that version: Gate=true,Other=false")
 	_ = root.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
@@ -158,9 +189,6 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 	}
 }
 
-// kubernetesVersion is the Kubernetes release whose answers gatehouse gives.
-const kubernetesVersion = "1.37"
-
 // version is the module version of the binary, with its VCS revision when
 // it was built from a checkout.
 func version() string {
@@ -196,8 +224,17 @@ func version() string {
 type versionReport struct {
 	SchemaVersion int    `json:"schemaVersion"`
 	Version       string `json:"version"`
-	Kubernetes    string `json:"kubernetes"`
-	Go            string `json:"go"`
+	// Kubernetes is the version that answers by default (or the one
+	// --kube-version names); Supported every version gatehouse answers
+	// for, with the kube-apiserver release it checks its answers against.
+	Kubernetes string             `json:"kubernetes"`
+	Supported  []supportedVersion `json:"supported"`
+	Go         string             `json:"go"`
+}
+
+type supportedVersion struct {
+	Version string `json:"version"`
+	Release string `json:"release"`
 }
 
 func (a *app) versionCommand() *cobra.Command {
@@ -206,9 +243,22 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print gatehouse's version and the Kubernetes release it follows",
 		Args:  usageArgs(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			r := versionReport{SchemaVersion: schemaVersion, Version: version(), Kubernetes: kubernetesVersion, Go: runtime.Version()}
+			r := versionReport{SchemaVersion: schemaVersion, Version: version(), Kubernetes: a.kube.Version().String(), Go: runtime.Version()}
+			var names []string
+			for _, v := range kube.SupportedVersions() {
+				r.Supported = append(r.Supported, supportedVersion{Version: v.String(), Release: v.Release()})
+				name := v.String()
+				if v == kube.LatestVersion() {
+					name += " (default)"
+				}
+				if strings.Contains(v.Release(), "-") {
+					name += " (beta)"
+				}
+				names = append(names, name)
+			}
 			return a.emit(r, func(p *printer) {
 				p.linef("gatehouse %s (answers of Kubernetes %s, %s)", r.Version, r.Kubernetes, r.Go)
+				p.linef("answers for Kubernetes %s (--kube-version)", strings.Join(names, ", "))
 			})
 		},
 	}

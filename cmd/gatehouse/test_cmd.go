@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/admission"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
 )
@@ -277,6 +278,8 @@ type kaptestTest struct {
 
 // testWorld is what a test file's cases run against.
 type testWorld struct {
+	// kube is the Kubernetes that answers (--kube-version, --feature-gates).
+	kube       kube.Target
 	dir        string
 	maps       mutation.Objects
 	vaps       validatingpolicy.Objects
@@ -406,7 +409,7 @@ func (a *app) loadTestWorld(dir string, policies, resources, params, crds, names
 		}
 		return out
 	}
-	w := &testWorld{dir: dir}
+	w := &testWorld{dir: dir, kube: a.kube}
 	var problems []string
 	for _, inp := range readInputs(rel(policies), a.stdin) {
 		if inp.err != nil {
@@ -455,7 +458,7 @@ func (w *testWorld) options() admission.Options {
 	for _, d := range w.params {
 		params = append(params, d.object)
 	}
-	o := admission.Options{Schemas: w.schemas, Params: mutation.NewParamObjects(clusterScoped, params...)}
+	o := admission.Options{Schemas: w.schemas, Params: mutation.NewParamObjects(clusterScoped, params...), Kube: w.kube}
 	namespaces := map[string]*corev1.Namespace{}
 	for _, d := range w.namespaces {
 		if d.object.GetKind() != "Namespace" || d.object.GetAPIVersion() != "v1" {
@@ -661,7 +664,7 @@ func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i 
 	}
 	o := w.options()
 	d, err := validatingpolicy.NewDispatcher([]*admissionregistrationv1.ValidatingAdmissionPolicy{p}, []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{b},
-		validatingpolicy.Options{Params: o.Params, Namespaces: o.Namespaces})
+		validatingpolicy.Options{Params: o.Params, Namespaces: o.Namespaces, Kube: o.Kube})
 	if err != nil {
 		co.Failure = err.Error()
 		return co
@@ -764,7 +767,7 @@ func (a *app) runKaptestMAP(ctx context.Context, w *testWorld, policy string, i 
 	}
 	o := w.options()
 	d, err := mutation.NewDispatcher([]*admissionregistrationv1.MutatingAdmissionPolicy{p}, []*admissionregistrationv1.MutatingAdmissionPolicyBinding{b},
-		mutation.Options{Schemas: w.schemas, Params: o.Params, Namespaces: o.Namespaces})
+		mutation.Options{Schemas: w.schemas, Params: o.Params, Namespaces: o.Namespaces, Kube: o.Kube})
 	if err != nil {
 		co.Failure = err.Error()
 		return co
