@@ -3,6 +3,8 @@ package admission_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -10,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/gatehouse-dev/gatehouse/admission"
+	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 )
 
 // A policy NAME that warns about every object created.
@@ -67,4 +70,49 @@ func ExampleNew_staticAndAPI() {
 	//   Validation failed for ValidatingAdmissionPolicy 'team-policy' with binding 'team-policy': seen
 	// validatingadmissionpolicybindings <nil>
 	//   Validation failed for ValidatingAdmissionPolicy 'guard.static.k8s.io' with binding 'guard.static.k8s.io': seen
+}
+
+// A server with a static manifests directory gives the Reloader the objects
+// registered through its API as its informers deliver them: the chain in
+// force enforces both, the static ones first.
+func ExampleReloader_SetAPI() {
+	dir, err := os.MkdirTemp("", "static")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "guard.yaml"), []byte(strings.ReplaceAll(exampleWarnEverything, "NAME", "guard.static.k8s.io")), 0o644); err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := admission.NewReloader(admission.ReloaderOptions{Dirs: map[admissionmanifest.Plugin]string{admissionmanifest.ValidatingAdmissionPolicy: dir}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	warnings := func() []string {
+		res, err := r.Chain().Admit(context.Background(), configMapRequest(nil))
+		if err != nil {
+			return []string{err.Error()}
+		}
+		return res.Warnings
+	}
+	fmt.Println(len(warnings()))
+	api, err := admission.Decode([]byte(strings.ReplaceAll(exampleWarnEverything, "NAME", "team-policy")))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := r.SetAPI(*api); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, w := range warnings() {
+		fmt.Println(w)
+	}
+	// Output:
+	// 1
+	// Validation failed for ValidatingAdmissionPolicy 'guard.static.k8s.io' with binding 'guard.static.k8s.io': seen
+	// Validation failed for ValidatingAdmissionPolicy 'team-policy' with binding 'team-policy': seen
 }
