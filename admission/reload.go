@@ -93,7 +93,7 @@ type followed struct {
 func NewReloader(o ReloaderOptions) (*Reloader, error) {
 	dirs := map[admissionmanifest.Plugin]string{}
 	if o.AdmissionConfiguration != "" {
-		copts := admissionmanifest.ConfigOptions{Files: o.Files}
+		copts := admissionmanifest.ConfigOptions{Files: o.Files, Kube: o.Chain.Kube}
 		ac, err := admissionmanifest.ReadAdmissionConfiguration(o.AdmissionConfiguration, copts)
 		if err != nil {
 			return nil, err

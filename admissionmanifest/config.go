@@ -14,6 +14,9 @@ import (
 
 	wirev1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1"
 	wirev1alpha1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1alpha1"
+
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // PluginConfiguration is the configuration of one of the four plugins, read
@@ -38,6 +41,10 @@ type ConfigOptions struct {
 	// configuration paths are read from; the zero value is the operating
 	// system's.
 	Files Files
+	// Kube is the kube-apiserver that reads the configuration (the zero
+	// Target is the newest release): 1.35 ignores a staticManifestsDir, 1.36
+	// refuses one unless its ManifestBasedAdmissionControlConfig gate is on.
+	Kube kube.Target
 }
 
 // The apiserver.config.k8s.io/v1 kinds of the plugins' configurations.
@@ -100,10 +107,24 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 		}
 		cfg.StaticManifestsDir = c.StaticManifestsDir
 	}
-	if err := ValidateStaticManifestsDir(cfg.StaticManifestsDir, opts.Files); err != nil {
+	if !kubeversions.Has(opts.Kube, kubeversions.StaticManifestsDirKnown) {
+		// An unknown field, ignored.
+		cfg.StaticManifestsDir = ""
+	}
+	if err := ValidateStaticManifestsDirFor(opts.Kube, cfg.StaticManifestsDir, opts.Files); err != nil {
 		return nil, err
 	}
 	return cfg, nil
+}
+
+// ValidateStaticManifestsDirFor is ValidateStaticManifestsDir as
+// kube-apiserver t checks it: where its ManifestBasedAdmissionControlConfig
+// gate is off (1.36's default), a staticManifestsDir is forbidden.
+func ValidateStaticManifestsDirFor(t kube.Target, dir string, files Files) error {
+	if dir != "" && !kubeversions.Has(t, kubeversions.StaticManifests) {
+		return field.Forbidden(field.NewPath("staticManifestsDir"), "staticManifestsDir requires the ManifestBasedAdmissionControlConfig feature gate to be enabled")
+	}
+	return ValidateStaticManifestsDir(dir, files)
 }
 
 // ValidateStaticManifestsDir is kube-apiserver's check of a

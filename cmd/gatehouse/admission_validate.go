@@ -122,7 +122,7 @@ func (a *app) admissionValidate(plugin admissionmanifest.Plugin, config string, 
 	}
 	report := admissionReport{SchemaVersion: schemaVersion, Config: config, Loads: []admissionLoad{}}
 	if config != "" {
-		ac, err := admissionmanifest.ReadAdmissionConfiguration(config, admissionmanifest.ConfigOptions{})
+		ac, err := admissionmanifest.ReadAdmissionConfiguration(config, admissionmanifest.ConfigOptions{Kube: a.kube})
 		if err != nil {
 			return fmt.Errorf("%s: %w", config, err)
 		}
@@ -136,7 +136,7 @@ func (a *app) admissionValidate(plugin admissionmanifest.Plugin, config string, 
 				continue
 			}
 			dir := cfg.StaticManifestsDir
-			if err := admissionmanifest.ValidateStaticManifestsDir(dir, admissionmanifest.Files{}); err != nil {
+			if err := admissionmanifest.ValidateStaticManifestsDirFor(a.kube, dir, admissionmanifest.Files{}); err != nil {
 				report.Loads = append(report.Loads, admissionLoad{Plugin: string(p), Path: dir, Error: err.Error(), Objects: []string{}, Webhooks: []admissionWebhook{}})
 				continue
 			}

@@ -51,6 +51,11 @@ const (
 	// (pkg/admission/plugin/*/manifest, 1.36) and usable (gate
 	// ManifestBasedAdmissionControlConfig: alpha and off in 1.36).
 	StaticManifests
+	// StaticManifestsDirKnown: the plugins' configurations have a
+	// staticManifestsDir (1.36); before, it is ignored (the webhook
+	// plugins' decoding is not strict, the policy plugins read no
+	// configuration).
+	StaticManifestsDirKnown
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -70,6 +75,7 @@ var table = [...]row{
 	MutatingAdmissionPolicyPlugin:   {gate: kube.MutatingAdmissionPolicy},
 	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
+	StaticManifestsDirKnown:         {since: kube.V1_36},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

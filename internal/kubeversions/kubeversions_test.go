@@ -22,6 +22,7 @@ func TestHas(t *testing.T) {
 		MutatingAdmissionPolicyPlugin:   {false, true, true, true},
 		WebhooksExcludeVirtualResources: {false, false, true, true},
 		StaticManifests:                 {false, false, true, true},
+		StaticManifestsDirKnown:         {false, true, true, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
