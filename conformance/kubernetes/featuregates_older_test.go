@@ -94,11 +94,7 @@ func TestReleaseGatesTable(t *testing.T) {
 			var history []string
 			for _, s := range specs {
 				if s.Version.Major() == 0 || lessOrEqual(s.Version.String(), r.kube) {
-					compat := "-"
-					if s.MinCompatibilityVersion != nil {
-						compat = s.MinCompatibilityVersion.String()
-					}
-					history = append(history, fmt.Sprintf("%s\t%s\t%t\t%s\t%t\t%s", name, s.Version.String(), s.Default, stage(s.PreRelease), s.LockToDefault, compat))
+					history = append(history, specLine(name, s))
 				}
 			}
 			if slices.Equal(history, rows) {

@@ -39,11 +39,7 @@ func TestFeatureGatesTable(t *testing.T) {
 	var lines []string
 	for name, specs := range all {
 		for _, s := range specs {
-			compat := "-"
-			if s.MinCompatibilityVersion != nil {
-				compat = s.MinCompatibilityVersion.String()
-			}
-			lines = append(lines, fmt.Sprintf("%s\t%s\t%t\t%s\t%t\t%s", name, s.Version.String(), s.Default, stage(s.PreRelease), s.LockToDefault, compat))
+			lines = append(lines, specLine(string(name), s))
 		}
 	}
 	slices.SortStableFunc(lines, func(a, b string) int {
@@ -234,4 +230,14 @@ func realVersionErrors(msgs []string, target kube.Target) []string {
 		out = append(out, m)
 	}
 	return out
+}
+
+// specLine is a gate's spec as package kube's tables write it: gate, since,
+// default, stage, locked, min compatibility version ("-" for none).
+func specLine(name string, s featuregate.FeatureSpec) string {
+	compat := "-"
+	if s.MinCompatibilityVersion != nil {
+		compat = s.MinCompatibilityVersion.String()
+	}
+	return fmt.Sprintf("%s\t%s\t%t\t%s\t%t\t%s", name, s.Version.String(), s.Default, stage(s.PreRelease), s.LockToDefault, compat)
 }
