@@ -50,3 +50,48 @@ func TestServe(t *testing.T) {
 	require.Contains(t, got[8].Error, `"object" is declared by admission as dyn`)
 	require.JSONEq(t, `{"b":{"@bytes":"aGk="},"d":{"@duration":"1h30m0s"},"f":1.0,"n":[null,{"@optional.none":true},{"@type":"int"}],"u":{"@uint":"3"}}`, string(got[9].Result))
 }
+
+// TestServeAuthorization answers the authzconfig and union ops, whose
+// answers 1.35 and 1.36 share (the per-version differences are the
+// conformance module's tests).
+func TestServeAuthorization(t *testing.T) {
+	cfg := func(s string) string {
+		b, err := json.Marshal([]byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n" + s))
+		require.NoError(t, err)
+		return string(b)
+	}
+	in := strings.Join([]string{
+		`{"op":"authzconfig","data":` + cfg("authorizers:\n- type: RBAC\n  name: rbac\n") + `}`,
+		`{"op":"authzconfig","data":` + cfg("authorizers:\n- type: Foo\n  name: foo\n") + `}`,
+		`{"op":"authzconfig","data":` + cfg("authorizers: 3\n") + `}`,
+		`{"op":"authzconfig","knownTypes":["Webhook"],"data":` + cfg("authorizers:\n- type: RBAC\n  name: rbac\n") + `}`,
+		`{"op":"union","authorizers":[{"name":"a","decision":"NoOpinion","reason":"r1","error":"e1"},{"name":"b","decision":"NoOpinion","reason":"r2"}]}`,
+		`{"op":"union","authorizers":[{"name":"a","decision":"NoOpinion","error":"e1"},{"name":"b","decision":"Deny","reason":"no","error":"e2"}]}`,
+		`{"op":"union"}`,
+		`{"op":"union","authorizers":[{"name":"a","decision":"Maybe"}]}`,
+	}, "\n")
+	var out strings.Builder
+	require.NoError(t, serve(strings.NewReader(in), &out))
+	var got []protocol.Answer
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		var a protocol.Answer
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
+		got = append(got, a)
+	}
+	require.Len(t, got, 8)
+	require.Equal(t, protocol.Answer{Loaded: true}, got[0])
+	require.True(t, got[1].Loaded)
+	require.Len(t, got[1].Validation, 1)
+	require.Equal(t, protocol.FieldError{Type: "FieldValueNotSupported", Field: "authorizers[0].type", BadValue: `"Foo"`,
+		Detail: `supported values: "ABAC", "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"`,
+		Text:   `authorizers[0].type: Unsupported value: "Foo": supported values: "ABAC", "AlwaysAllow", "AlwaysDeny", "Node", "RBAC", "Webhook"`}, got[1].Validation[0])
+	require.Equal(t, got[1].Validation[0].Text, got[1].ValidationAggregate)
+	require.False(t, got[2].Loaded)
+	require.NotEmpty(t, got[2].LoadError)
+	require.Contains(t, got[3].ValidationAggregate, `supported values: "Webhook"`)
+	require.Equal(t, protocol.Answer{Decision: "NoOpinion", Reason: "r1\nr2", AuthorizeError: "e1", HasAuthorizeError: true}, got[4])
+	require.Equal(t, protocol.Answer{Decision: "Deny", Reason: "no", AuthorizeError: "e2", HasAuthorizeError: true}, got[5])
+	require.Equal(t, protocol.Answer{Decision: "NoOpinion"}, got[6])
+	require.Contains(t, got[7].Error, `unknown decision "Maybe"`)
+}

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/version"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
+	authorizationcel "k8s.io/apiserver/pkg/authorization/cel"
 	apiservercel "k8s.io/apiserver/pkg/cel"
 	"k8s.io/apiserver/pkg/cel/environment"
 	"k8s.io/apiserver/pkg/cel/library"
@@ -31,7 +32,8 @@ import (
 // Evaluator answers queries. It caches environments and is not safe for
 // concurrent use.
 type Evaluator struct {
-	envs map[string]*celEnv
+	envs          map[string]*celEnv
+	authzCompiler authorizationcel.Compiler
 }
 
 // New returns an Evaluator.
@@ -50,8 +52,12 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 		return info()
 	case protocol.OpCEL:
 		return e.cel(q)
+	case protocol.OpAuthzConfig:
+		return e.authzConfig(q)
+	case protocol.OpUnion:
+		return e.union(q)
 	default:
-		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL)}
+		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion)}
 	}
 }
 

@@ -15,6 +15,23 @@ const (
 	// OpCEL compiles and evaluates one CEL expression in kube-apiserver's
 	// admission environment.
 	OpCEL = "cel"
+	// OpAuthzConfig loads and validates an AuthorizationConfiguration file
+	// as kube-apiserver does at startup and on reload
+	// (pkg/apis/apiserver/load.LoadFromData, then
+	// pkg/apis/apiserver/validation.ValidateAuthorizationConfiguration with
+	// pkg/authorization/cel.NewDefaultCompiler()).
+	OpAuthzConfig = "authzconfig"
+	// OpUnion asks a chain of scripted authorizers through kube-apiserver's
+	// union authorizer (pkg/authorization/union).
+	OpUnion = "union"
+)
+
+// Decisions of OpUnion, as k8s.io/apiserver's authorizer.Decision prints
+// them.
+const (
+	DecisionAllow     = "Allow"
+	DecisionDeny      = "Deny"
+	DecisionNoOpinion = "NoOpinion"
 )
 
 // Environments of OpCEL (k8s.io/apiserver/pkg/cel/environment.Type).
@@ -53,6 +70,60 @@ type Query struct {
 	// RuntimeCELCostBudget (10,000,000). The per-call limit (1,000,000) is
 	// the environment's own and always applies.
 	CostLimit int64 `json:"costLimit,omitempty"`
+
+	// OpAuthzConfig.
+
+	// Data is the AuthorizationConfiguration file, any bytes (JSON encodes
+	// them as base64). Kubeconfig files it names are looked up on the
+	// oracle's own file system, as kube-apiserver's validation does (it
+	// checks that each exists and is a regular file).
+	Data []byte `json:"data,omitempty"`
+	// KnownTypes are the authorizer types the validation accepts; nil
+	// means kube-apiserver's (AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC,
+	// Node).
+	KnownTypes []string `json:"knownTypes,omitempty"`
+	// RepeatableTypes are the types that may appear more than once; nil
+	// means kube-apiserver's (Webhook).
+	RepeatableTypes []string `json:"repeatableTypes,omitempty"`
+
+	// OpUnion.
+
+	// Authorizers is the chain, in order, given to union.New (named with
+	// their Name from v0.37, which checks the names; before, unnamed). The
+	// request's attributes are fixed (user "x"): every authorizer answers
+	// its script whatever it is asked.
+	Authorizers []ScriptedAuthorizer `json:"authorizers,omitempty"`
+}
+
+// ScriptedAuthorizer is an authorizer of OpUnion that always gives the
+// same answer.
+type ScriptedAuthorizer struct {
+	// Name is its name in the union (v0.37 and later: union.NamedAuthorizer
+	// AuthorizerName; the names must be non-empty and unique). Ignored
+	// before v0.37.
+	Name string `json:"name,omitempty"`
+	// Decision is DecisionAllow, DecisionDeny or DecisionNoOpinion.
+	Decision string `json:"decision"`
+	// Reason is the reason it returns ("" for none).
+	Reason string `json:"reason,omitempty"`
+	// Error is the text of the error it returns ("" for a nil error).
+	Error string `json:"error,omitempty"`
+}
+
+// FieldError is one error of a field.ErrorList.
+type FieldError struct {
+	// Type is the field.ErrorType ("FieldValueInvalid",
+	// "FieldValueRequired", ...).
+	Type string `json:"type"`
+	// Field is the field path ("authorizers[0].webhook.timeout").
+	Field string `json:"field"`
+	// BadValue is the bad value as JSON (encoding/json of
+	// field.Error.BadValue; "null" when there is none).
+	BadValue string `json:"badValue"`
+	// Detail is the error's detail.
+	Detail string `json:"detail"`
+	// Text is field.Error.Error(), as kube-apiserver prints it.
+	Text string `json:"text"`
 }
 
 // Answer is one line of output.
@@ -89,6 +160,34 @@ type Answer struct {
 	EvalError string `json:"evalError,omitempty"`
 	// Cost is the actual runtime cost.
 	Cost *uint64 `json:"cost,omitempty"`
+
+	// OpAuthzConfig.
+
+	// LoadError is LoadFromData's error (decoding, conversion, defaulting),
+	// as its text; validation does not run after it.
+	LoadError string `json:"loadError,omitempty"`
+	// Loaded says the file loaded, so that Validation was run.
+	Loaded bool `json:"loaded,omitempty"`
+	// Validation is ValidateAuthorizationConfiguration's errors, in order;
+	// empty when the configuration is valid.
+	Validation []FieldError `json:"validation,omitempty"`
+	// ValidationAggregate is the error list's ToAggregate() text, as
+	// kube-apiserver reports it ("" when valid).
+	ValidationAggregate string `json:"validationAggregate,omitempty"`
+
+	// OpUnion.
+
+	// NewError is union.New's error (v0.37 and later: empty or duplicate
+	// names); the chain is not asked after it.
+	NewError string `json:"newError,omitempty"`
+	// Decision is the union's decision (DecisionAllow, ...).
+	Decision string `json:"decision,omitempty"`
+	// Reason is the union's reason.
+	Reason string `json:"reason,omitempty"`
+	// AuthorizeError is the text of the union's error; HasAuthorizeError
+	// tells a nil error from one with an empty text.
+	AuthorizeError    string `json:"authorizeError,omitempty"`
+	HasAuthorizeError bool   `json:"hasAuthorizeError,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
