@@ -95,4 +95,12 @@
 //   - Nothing is logged: kube-apiserver logs "Failed to make webhook
 //     authorizer request"; here the error is returned and Explain tells the
 //     rest.
+//   - NewChainFor refuses an empty or duplicate authorizer name at every
+//     version, with the texts of kube-apiserver 1.37's union.New. Before
+//     1.37 union.New took no names and checked none; kube-apiserver's chain
+//     was still unnamed-safe because its configuration validation requires
+//     unique names, but an embedder building a chain by hand gets the error
+//     at 1.35 and 1.36 too. Decisions, reasons and errors are the
+//     version's own (a NoOpinion reason is prefixed with the authorizer's
+//     name from 1.37 only).
 package authorizer
