@@ -31,8 +31,15 @@ func TestMatchConditionsPerVersion(t *testing.T) {
 		{"1.36", includes, "undeclared reference to 'includes'"},
 		{"1.37", includes, ""},
 		{"1.38", includes, ""},
+		{"1.35", duration, ""},
 		{"1.36", duration, ""},
 		{"1.37", duration, "found no matching overload for 'duration' applied to '(int)'"},
+		// A literal duration(5): kube's duration-literal check before 1.37,
+		// cel-go's missing overload from 1.37 (found by conformance's
+		// TestAuthzConfigVersionDifferences).
+		{"1.35", "duration(5) > duration('1s')", "ERROR: <input>:1:10: invalid duration argument"},
+		{"1.36", "duration(5) > duration('1s')", "ERROR: <input>:1:10: invalid duration argument"},
+		{"1.37", "duration(5) > duration('1s')", "ERROR: <input>:1:9: found no matching overload for 'duration' applied to '(int)'"},
 	} {
 		target, err := kube.ParseTarget(tt.version)
 		require.NoError(t, err)
