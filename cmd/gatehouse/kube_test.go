@@ -167,3 +167,41 @@ spec: {policyName: images, validationActions: [Deny]}
 	assert.Contains(t, stdout, "vap.yaml:14: warning [other-version] ValidatingAdmissionPolicy/images spec.validations[1].expression\n    on Kubernetes 1.35, 1.36, 1.37, not 1.38: error [invalid]: ")
 	assert.Contains(t, stdout, includes)
 }
+
+// mutate validates the policies as --kube-version's REST API does: a
+// variable with duration(int) is refused by 1.37 and accepted by 1.36
+// (cel-go 0.26), where the policy then mutates (the variable is never read).
+func TestMutateValidatesPerVersion(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	assert.NoError(t, os.WriteFile(policy, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: label}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  variables:
+  - name: long
+    expression: "duration(size(object.metadata.name)) > duration('1s')"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: label}
+spec: {policyName: label}
+`), 0o600))
+	object := filepath.Join(dir, "cm.yaml")
+	assert.NoError(t, os.WriteFile(object, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"), 0o600))
+	stdout, _, exit := runCommand([]string{"mutate", "--policies", policy, object}, "")
+	assert.Equal(t, exitFindings, exit, stdout)
+	assert.Contains(t, stdout, "found no matching overload for 'duration' applied to '(int)'")
+	assert.NotContains(t, stdout, `mutated: "yes"`)
+	stdout, _, exit = runCommand([]string{"mutate", "--kube-version", "1.36", "--policies", policy, object}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+	assert.Contains(t, stdout, `mutated: "yes"`)
+}
