@@ -39,3 +39,27 @@ func TestStaticManifestsDirPerVersion(t *testing.T) {
 		assert.Equal(t, tt.dir, cfg.StaticManifestsDir, "%s %s", tt.version, tt.gates)
 	}
 }
+
+// The REST API's treatment of static names per version: none before 1.36,
+// a warning while the manifest feature is off (1.36), reserved while it is
+// on (1.37, or 1.36 with its gate).
+func TestStaticNamesPerVersion(t *testing.T) {
+	for _, c := range []struct {
+		version, gates string
+		want           StaticNamePolicy
+	}{
+		{"1.35", "", StaticNamesAllowed},
+		{"1.36", "", StaticNamesWarned},
+		{"1.36", "ManifestBasedAdmissionControlConfig=true", StaticNamesReserved},
+		{"1.37", "", StaticNamesReserved},
+		{"1.37", "ManifestBasedAdmissionControlConfig=false", StaticNamesWarned},
+		{"1.38", "", StaticNamesReserved},
+	} {
+		target, err := kube.ParseTarget(c.version)
+		require.NoError(t, err)
+		target, err = target.WithFeatureGates(c.gates)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, StaticNamesFor(target), "%s %s", c.version, c.gates)
+	}
+	assert.Equal(t, StaticNamesReserved, StaticNamesFor(kube.Target{}), "the zero Target is 1.37")
+}

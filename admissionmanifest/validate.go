@@ -7,6 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -43,6 +45,25 @@ type Options struct {
 	// and with the matchers of the same process, to build its environments
 	// once.
 	Compiler *matchcond.AdmissionCompiler
+	// Kube is the kube-apiserver whose REST API validates: its CEL
+	// environments and cel-go. The zero Target is the newest release. A
+	// Compiler given must have been built for the same Target. The
+	// treatment of static names at that version is StaticNamesFor's.
+	Kube kube.Target
+}
+
+// StaticNamesFor returns the treatment of static names by the REST API of
+// kube-apiserver as t: none before 1.36, where such names are plain names;
+// warned while the ManifestBasedAdmissionControlConfig feature is off (1.36's
+// default), reserved while it is on (1.37's).
+func StaticNamesFor(t kube.Target) StaticNamePolicy {
+	switch {
+	case !kubeversions.Has(t, kubeversions.StaticManifestsDirKnown):
+		return StaticNamesAllowed
+	case !kubeversions.Has(t, kubeversions.StaticManifests):
+		return StaticNamesWarned
+	}
+	return StaticNamesReserved
 }
 
 // Validator validates admission objects (admissionregistration.k8s.io/v1
@@ -67,7 +88,7 @@ func NewValidator(o Options) (*Validator, error) {
 	c := o.Compiler
 	if c == nil {
 		var err error
-		if c, err = matchcond.NewAdmissionCompiler(); err != nil {
+		if c, err = matchcond.NewAdmissionCompilerFor(o.Kube); err != nil {
 			return nil, err
 		}
 	}

@@ -20,7 +20,9 @@ type mutationValidator struct {
 
 func (v *Validator) mutationValidator() (*mutation.Validator, error) {
 	m := v.mutations
-	m.once.Do(func() { m.v, m.err = mutation.NewValidator(mutation.ValidatorOptions{MatchConditions: v.compiler}) })
+	m.once.Do(func() {
+		m.v, m.err = mutation.NewValidator(mutation.ValidatorOptions{MatchConditions: v.compiler, Kube: v.opts.Kube})
+	})
 	return m.v, m.err
 }
 

@@ -7,6 +7,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
 )
 
@@ -34,9 +35,10 @@ type CheckOptions = policycheck.Options
 // documentation). It is safe for concurrent use; prepare one and check
 // many policies with it, as the schemas of the kinds are built once.
 type Checker struct {
-	kinds   *policycheck.Kinds
-	params  []policycheck.Param
-	schemas *Schemas
+	kinds    *policycheck.Kinds
+	params   []policycheck.Param
+	schemas  *Schemas
+	celGo026 bool
 }
 
 // NewChecker prepares a Checker. The error reports CRDs that cannot be
@@ -47,7 +49,7 @@ func NewChecker(o CheckOptions) (*Checker, error) {
 	for _, crd := range o.CRDs {
 		_ = schemas.AddCRD(crd) // Prepare reported it
 	}
-	return &Checker{kinds: kinds, params: params, schemas: schemas}, err
+	return &Checker{kinds: kinds, params: params, schemas: schemas, celGo026: !kubeversions.Has(o.Kube, kubeversions.CELGo029)}, err
 }
 
 // Check finds, before any request, the failures of policies and bindings
@@ -66,7 +68,7 @@ func (c *Checker) Check(objs *Objects) []Finding {
 	if objs == nil {
 		return nil
 	}
-	g := &policycheck.Gathered{Input: policycheck.Input{Kinds: c.kinds, Params: c.params}}
+	g := &policycheck.Gathered{Input: policycheck.Input{Kinds: c.kinds, Params: c.params, CELGo026: c.celGo026}}
 	for i, p := range objs.Policies {
 		if p != nil {
 			g.AddPolicy(i, checkedPolicy(p))

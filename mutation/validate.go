@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
 	"github.com/gatehouse-dev/gatehouse/internal/mutationcel"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -23,12 +24,18 @@ type ValidatorOptions struct {
 	// one; share one with the other validators and matchers of the process
 	// to build its environments once.
 	MatchConditions *matchcond.AdmissionCompiler
+	// Kube is the kube-apiserver whose REST API validates: its CEL
+	// environments (new expressions at its compatibility version) and
+	// cel-go. The zero Target is the newest release. A MatchConditions
+	// given must have been built for the same Target.
+	Kube kube.Target
 }
 
 // Validator validates MutatingAdmissionPolicies and their bindings
 // (admissionregistration.k8s.io/v1) as kube-apiserver's REST API does on
 // create and on update (pkg/apis/admissionregistration/validation of
-// Kubernetes 1.37). It is immutable and safe for concurrent use.
+// Kubernetes 1.37; the CEL expressions in the environments and cel-go of
+// ValidatorOptions.Kube). It is immutable and safe for concurrent use.
 //
 // The objects must carry their defaults (Decode sets them), as
 // kube-apiserver validates decoded, defaulted objects: a policy without
@@ -53,11 +60,11 @@ func NewValidator(o ValidatorOptions) (*Validator, error) {
 	mc := o.MatchConditions
 	if mc == nil {
 		var err error
-		if mc, err = matchcond.NewAdmissionCompiler(); err != nil {
+		if mc, err = matchcond.NewAdmissionCompilerFor(o.Kube); err != nil {
 			return nil, err
 		}
 	}
-	compiler, err := mutationcel.NewCompiler()
+	compiler, err := mutationcel.NewCompilerFor(o.Kube)
 	if err != nil {
 		return nil, err
 	}

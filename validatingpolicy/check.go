@@ -4,6 +4,7 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/internal/policycheck"
 )
 
@@ -31,15 +32,16 @@ type CheckOptions = policycheck.Options
 // documentation). It is safe for concurrent use; prepare one and check
 // many policies with it, as the schemas of the kinds are built once.
 type Checker struct {
-	kinds  *policycheck.Kinds
-	params []policycheck.Param
+	kinds    *policycheck.Kinds
+	params   []policycheck.Param
+	celGo026 bool
 }
 
 // NewChecker prepares a Checker. The error reports CRDs that cannot be
 // read; the Checker works without them.
 func NewChecker(o CheckOptions) (*Checker, error) {
 	kinds, params, err := o.Prepare()
-	return &Checker{kinds: kinds, params: params}, err
+	return &Checker{kinds: kinds, params: params, celGo026: !kubeversions.Has(o.Kube, kubeversions.CELGo029)}, err
 }
 
 // Check finds, before any request, the failures of policies and bindings
@@ -58,7 +60,7 @@ func (c *Checker) Check(objs *Objects) []Finding {
 	if objs == nil {
 		return nil
 	}
-	g := &policycheck.Gathered{Input: policycheck.Input{Kinds: c.kinds, Params: c.params}}
+	g := &policycheck.Gathered{Input: policycheck.Input{Kinds: c.kinds, Params: c.params, CELGo026: c.celGo026}}
 	for i, p := range objs.Policies {
 		if p != nil {
 			g.AddPolicy(i, checkedPolicy(p))

@@ -59,3 +59,37 @@ func TestPolicyCELPerVersion(t *testing.T) {
 		assert.Contains(t, err.Error(), "undeclared reference to 'includes'", version)
 	}
 }
+
+// The checker estimates costs as the version's cel-go charges them: the
+// global matches() is nearly free on 1.36 (cel-go 0.26), charged as
+// s.matches() from 1.37 (cel-go 0.29).
+func TestCheckCostPerVersion(t *testing.T) {
+	objs, err := Decode([]byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: names}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  validations:
+  - expression: "object.spec.containers.all(c, object.spec.containers.all(d, matches(d.name, c.name)))"
+`))
+	require.NoError(t, err)
+	costly := func(v string) bool {
+		target, err := kube.ParseTarget(v)
+		require.NoError(t, err)
+		findings, err := Check(objs, CheckOptions{Kube: target})
+		require.NoError(t, err)
+		for _, f := range findings {
+			if f.Rule == "cost-near-limit" {
+				return true
+			}
+		}
+		return false
+	}
+	assert.False(t, costly("1.35"))
+	assert.False(t, costly("1.36"))
+	assert.True(t, costly("1.37"))
+	assert.True(t, costly("1.38"))
+}

@@ -116,7 +116,7 @@ func pluginList() string {
 }
 
 func (a *app) admissionValidate(plugin admissionmanifest.Plugin, config string, paths []string) error {
-	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesAllowed})
+	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{Kube: a.kube, StaticNames: admissionmanifest.StaticNamesAllowed})
 	if err != nil {
 		return err
 	}

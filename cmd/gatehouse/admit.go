@@ -25,6 +25,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/admission"
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/authorizer"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
@@ -187,13 +188,13 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 		}
 	}
 	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}}
-	mutatingHooks, validatingHooks, p := readWebhookConfigurations(webhookDocs, &report)
+	mutatingHooks, validatingHooks, p := readWebhookConfigurations(a.kube, webhookDocs, &report)
 	problems = append(problems, p...)
 	if len(problems) > 0 {
 		fmt.Fprintln(a.stderr, "gatehouse: "+strings.Join(problems, "\ngatehouse: "))
 		return errInput
 	}
-	cfg, err := validConfig(&mapObjs, &vaps, in.bindUnbound, &report)
+	cfg, err := validConfig(a.kube, &mapObjs, &vaps, in.bindUnbound, &report)
 	if err != nil {
 		return err
 	}
@@ -295,13 +296,13 @@ func (a *app) readCRDs(paths []string) (*mutation.Schemas, []string) {
 
 // validConfig keeps the policies and bindings kube-apiserver's REST API
 // accepts, reporting the others and the unbound policies (or binding them).
-func validConfig(maps *mutation.Objects, vaps *validatingpolicy.Objects, bindUnbound bool, report *admitReport) (admission.Config, error) {
+func validConfig(t kube.Target, maps *mutation.Objects, vaps *validatingpolicy.Objects, bindUnbound bool, report *admitReport) (admission.Config, error) {
 	var cfg admission.Config
-	mv, err := mutation.NewValidator(mutation.ValidatorOptions{})
+	mv, err := mutation.NewValidator(mutation.ValidatorOptions{Kube: t})
 	if err != nil {
 		return cfg, err
 	}
-	vv, err := admissionmanifest.NewValidator(admissionmanifest.Options{})
+	vv, err := admissionmanifest.NewValidator(admissionmanifest.Options{Kube: t, StaticNames: admissionmanifest.StaticNamesFor(t)})
 	if err != nil {
 		return cfg, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook/admissionwebhooktest"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // admissionAnswers is the file of scripted admission webhook answers of
@@ -99,9 +100,9 @@ func readAdmissionAnswers(path string) (*admissionAnswers, error) {
 
 // readWebhookConfigurations reads the webhook configurations of documents,
 // with their defaults, validated as the REST API validates them on create.
-func readWebhookConfigurations(docs []document, report *admitReport) ([]*admissionregistrationv1.MutatingWebhookConfiguration, []*admissionregistrationv1.ValidatingWebhookConfiguration, []string) {
+func readWebhookConfigurations(t kube.Target, docs []document, report *admitReport) ([]*admissionregistrationv1.MutatingWebhookConfiguration, []*admissionregistrationv1.ValidatingWebhookConfiguration, []string) {
 	var problems []string
-	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{})
+	v, err := admissionmanifest.NewValidator(admissionmanifest.Options{Kube: t, StaticNames: admissionmanifest.StaticNamesFor(t)})
 	if err != nil {
 		return nil, nil, []string{err.Error()}
 	}

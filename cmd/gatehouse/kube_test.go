@@ -73,3 +73,135 @@ spec: {policyName: label}
 	assert.Equal(t, exitUsage, exit)
 	assert.Contains(t, stderr, "--kube-version: unsupported Kubernetes version 1.34: gatehouse answers for Kubernetes 1.35, 1.36, 1.37, 1.38 (beta)")
 }
+
+// lint --kube-version reports what that version does not have (an API
+// version it does not serve, a plugin its gates leave off, a CEL function or
+// overload its cel-go lacks), and warns of what the other versions do
+// differently.
+func TestLintKubeVersion(t *testing.T) {
+	dir := t.TempDir()
+	maps := filepath.Join(dir, "map.yaml")
+	assert.NoError(t, os.WriteFile(maps, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: label}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
+---
+apiVersion: admissionregistration.k8s.io/v1beta1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: label}
+spec: {policyName: label}
+`), 0o600))
+	stdout, _, exit := runCommand([]string{"lint", "--kube-version", "1.35", maps}, "")
+	assert.Equal(t, exitFindings, exit, stdout)
+	assert.Contains(t, stdout, "answers of Kubernetes 1.35\n")
+	assert.Contains(t, stdout, "map.yaml:1: error [api-version] MutatingAdmissionPolicy/label apiVersion\n    Kubernetes 1.35 does not serve admissionregistration.k8s.io/v1 MutatingAdmissionPolicy")
+	assert.Contains(t, stdout, "fix: write it as admissionregistration.k8s.io/v1beta1, which Kubernetes 1.35 serves when enabled")
+	assert.Contains(t, stdout, "map.yaml:14: warning [api-version] MutatingAdmissionPolicyBinding/label apiVersion\n    Kubernetes 1.35 serves admissionregistration.k8s.io/v1beta1 MutatingAdmissionPolicyBinding only when")
+	assert.Contains(t, stdout, "warning [plugin-disabled] MutatingAdmissionPolicy/label spec")
+	assert.NotContains(t, stdout, "other-version", "1.35 has every finding the others have")
+
+	stdout, _, _ = runCommand([]string{"lint", "--kube-version", "1.35", "--feature-gates", "MutatingAdmissionPolicy=true", maps}, "")
+	assert.NotContains(t, stdout, "plugin-disabled")
+
+	stdout, _, exit = runCommand([]string{"lint", maps}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+	assert.Contains(t, stdout, "map.yaml:1: warning [other-version] MutatingAdmissionPolicy/label apiVersion\n    on Kubernetes 1.35, not 1.37: error [api-version]: Kubernetes 1.35 does not serve admissionregistration.k8s.io/v1 MutatingAdmissionPolicy")
+	assert.Contains(t, stdout, "on Kubernetes 1.35, not 1.37: warning [plugin-disabled]")
+	assert.Contains(t, stdout, "warning [api-version] MutatingAdmissionPolicyBinding/label apiVersion\n    Kubernetes 1.37 serves admissionregistration.k8s.io/v1beta1")
+	assert.Contains(t, stdout, "fix: write it as admissionregistration.k8s.io/v1, which Kubernetes 1.37 serves\n")
+	stdout, _, _ = runCommand([]string{"lint", "--across-versions=false", maps}, "")
+	assert.NotContains(t, stdout, "other-version")
+	assert.Contains(t, stdout, "0 errors, 1 warning\n")
+
+	vap := filepath.Join(dir, "vap.yaml")
+	assert.NoError(t, os.WriteFile(vap, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: images}
+spec:
+  failurePolicy: Fail
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [pods]}
+  variables:
+  - name: long
+    expression: "duration(size(object.metadata.name)) > duration('1s')"
+  validations:
+  - expression: "object.spec.containers.all(c, object.spec.containers.all(d, matches(d.name, c.name)))"
+  - expression: "['a'].includes('a')"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata: {name: images}
+spec: {policyName: images, validationActions: [Deny]}
+`), 0o600))
+	const (
+		durationInt = "found no matching overload for 'duration' applied to '(int)'"
+		includes    = "undeclared reference to 'includes'"
+	)
+	// 1.36 links cel-go 0.26: duration(int) compiles, the global matches()
+	// is nearly free; includes() is not declared.
+	stdout, _, exit = runCommand([]string{"lint", "--kube-version", "1.36", vap}, "")
+	assert.Equal(t, exitFindings, exit, stdout)
+	assert.Contains(t, stdout, "vap.yaml:11: warning [other-version] ValidatingAdmissionPolicy/images spec.variables[0].expression\n    on Kubernetes 1.37, 1.38, not 1.36: error [invalid]: ")
+	assert.Contains(t, stdout, durationInt)
+	assert.Contains(t, stdout, "vap.yaml:13: warning [other-version] ValidatingAdmissionPolicy/images spec.validations[0].expression\n    on Kubernetes 1.37, 1.38, not 1.36: warning [cost-near-limit]")
+	assert.Contains(t, stdout, "vap.yaml:14: error [invalid]")
+	assert.Contains(t, stdout, includes)
+	// 1.37: duration(int) and the cost are its own; includes() is a stored
+	// expressions' function, not yet new expressions'.
+	stdout, _, _ = runCommand([]string{"lint", vap}, "")
+	assert.Contains(t, stdout, "vap.yaml:11: error [invalid]")
+	assert.Contains(t, stdout, "vap.yaml:13: warning [cost-near-limit]")
+	assert.Contains(t, stdout, "vap.yaml:14: error [invalid]")
+	assert.NotContains(t, stdout, "other-version")
+	// 1.38 accepts includes() in new expressions.
+	stdout, _, _ = runCommand([]string{"lint", "--kube-version", "1.38", vap}, "")
+	assert.Contains(t, stdout, "vap.yaml:14: warning [other-version] ValidatingAdmissionPolicy/images spec.validations[1].expression\n    on Kubernetes 1.35, 1.36, 1.37, not 1.38: error [invalid]: ")
+	assert.Contains(t, stdout, includes)
+}
+
+// mutate validates the policies as --kube-version's REST API does: a
+// variable with duration(int) is refused by 1.37 and accepted by 1.36
+// (cel-go 0.26), where the policy then mutates (the variable is never read).
+func TestMutateValidatesPerVersion(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "policy.yaml")
+	assert.NoError(t, os.WriteFile(policy, []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: label}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+  variables:
+  - name: long
+    expression: "duration(size(object.metadata.name)) > duration('1s')"
+  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: label}
+spec: {policyName: label}
+`), 0o600))
+	object := filepath.Join(dir, "cm.yaml")
+	assert.NoError(t, os.WriteFile(object, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"), 0o600))
+	stdout, _, exit := runCommand([]string{"mutate", "--policies", policy, object}, "")
+	assert.Equal(t, exitFindings, exit, stdout)
+	assert.Contains(t, stdout, "found no matching overload for 'duration' applied to '(int)'")
+	assert.NotContains(t, stdout, `mutated: "yes"`)
+	stdout, _, exit = runCommand([]string{"mutate", "--kube-version", "1.36", "--policies", policy, object}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+	assert.Contains(t, stdout, `mutated: "yes"`)
+}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/manifest"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
 )
@@ -38,27 +39,37 @@ type lintFinding struct {
 	File string `json:"file"`
 	Line int    `json:"line,omitempty"`
 	mutation.Finding
+	// Versions are, for a finding of the rule other-version, the
+	// Kubernetes versions that fail (or warn) where the target does not.
+	Versions []string `json:"versions,omitempty"`
 }
 
 func (a *app) lintCommand() *cobra.Command {
 	var crds []string
-	var strict bool
+	var strict, acrossVersions bool
 	cmd := &cobra.Command{
 		Use:   "lint [--crds PATH...] [--strict] PATH...",
 		Short: "Find the admission-time failures of MutatingAdmissionPolicies and ValidatingAdmissionPolicies before any request",
 		Long: `Check the MutatingAdmissionPolicies, ValidatingAdmissionPolicies and their
 bindings of the files and directories given ("-" for standard input) for what
-kube-apiserver 1.37 refuses (its REST validation) or accepts but fails on at
-admission time: rules that match no resource Kubernetes 1.37 serves (nor a CRD
-given), policies without a binding and bindings of policies not given, params
-and paramKinds not given, field selections that the kinds' schemas do not
-guarantee (read with no has() or optional guard) or never have, oldObject read
-on CREATE, ApplyConfigurations writing into atomic lists, maps or structs, JSON
-patches and Object initializers setting fields or constants the schema refuses,
-costs near the per-call limit, and IfNeeded mutations that are not idempotent.
+kube-apiserver (1.37's, or --kube-version's with --feature-gates) refuses (its
+REST validation, API versions it does not serve) or accepts but fails on at
+admission time: a mutating policy its plugin does not run, rules that match
+no resource Kubernetes 1.37 serves (nor a CRD given), policies without a
+binding and bindings of policies not given, params and paramKinds not given,
+field selections that the kinds' schemas do not guarantee (read with no has()
+or optional guard) or never have, oldObject read on CREATE, ApplyConfigurations
+writing into atomic lists, maps or structs, JSON patches and Object
+initializers setting fields or constants the schema refuses, costs near the
+per-call limit, and IfNeeded mutations that are not idempotent.
 The other objects of the inputs are the params bindings may find; the
 CustomResourceDefinitions among them and in --crds give the resources and
 schemas of custom kinds.
+
+The other versions gatehouse answers for are checked too, with their default
+feature gates: what one of them refuses or warns about and the version checked
+does not is a warning of the rule other-version, naming those versions
+(--across-versions=false leaves them out).
 
 Each finding has a severity: error (kube-apiserver fails every matching
 request, whatever the object) or warning (it can fail, depending on the object,
@@ -69,9 +80,10 @@ Exit status: 0 when there is no error (nor warning, with --strict), 1 when
 there is, 2 on a usage or input error.`,
 		Args: usageArgs(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.lint(args, crds, strict)
+			return a.lint(args, crds, strict, acrossVersions)
 		},
 	}
+	cmd.Flags().BoolVar(&acrossVersions, "across-versions", true, "also check with the other Kubernetes versions gatehouse answers for, and warn of what differs")
 	cmd.Flags().StringSliceVar(&crds, "crds", nil, "files or directories of CustomResourceDefinitions")
 	cmd.Flags().BoolVar(&strict, "strict", false, "exit 1 on warnings too")
 	return cmd
@@ -87,123 +99,24 @@ type lintDoc struct {
 	node *yamlv3.Node
 }
 
-func (a *app) lint(paths, crdPaths []string, strict bool) error {
-	var problems []string
-	var crds [][]byte
-	var params []*unstructured.Unstructured
-	var mobjs mutation.Objects
-	var vobjs validatingpolicy.Objects
-	// The documents of the policies and bindings, by kind, in the order
-	// of the engines' Objects.
-	sources := map[string][]*lintDoc{}
-	var docs []*lintDoc
-	read := func(paths []string) {
-		for _, in := range readInputs(paths, a.stdin) {
-			if in.err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", in.name, in.err))
-				continue
-			}
-			nodes := yamlDocuments(in.data)
-			k := 0
-			manifest.Documents(in.data, func(line int, doc []byte, err error) {
-				if err != nil {
-					problems = append(problems, fmt.Sprintf("%s:%d: %v", in.name, line, err))
-					return
-				}
-				if strings.TrimSpace(string(doc)) == "" || strings.TrimSpace(string(doc)) == "null" {
-					return
-				}
-				d := &lintDoc{file: in.name, line: line, data: doc}
-				if k < len(nodes) {
-					d.node = nodes[k]
-				}
-				k++
-				docs = append(docs, d)
-			})
-		}
-	}
-	read(paths)
-	nInputs := len(docs)
-	read(crdPaths)
-	for i, d := range docs {
-		var obj map[string]any
-		if err := yaml.Unmarshal(d.data, &obj); err != nil {
-			problems = append(problems, fmt.Sprintf("%s:%d: %v", d.file, d.line, err))
-			continue
-		}
-		u := &unstructured.Unstructured{Object: obj}
-		switch {
-		case u.GetKind() == "CustomResourceDefinition":
-			crds = append(crds, d.data)
-			continue
-		case i >= nInputs:
-			problems = append(problems, fmt.Sprintf("%s:%d: --crds: a %s, not a CustomResourceDefinition", d.file, d.line, u.GetKind()))
-			continue
-		case strings.HasPrefix(u.GetAPIVersion(), "admissionregistration.k8s.io/"):
-		default:
-			params = append(params, u)
-			continue
-		}
-		switch u.GetKind() {
-		case "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
-			m, err := mutation.Decode(d.data)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s:%d: %v", d.file, d.line, err))
-				continue
-			}
-			for range m.Policies {
-				sources["MutatingAdmissionPolicy"] = append(sources["MutatingAdmissionPolicy"], d)
-			}
-			for range m.Bindings {
-				sources["MutatingAdmissionPolicyBinding"] = append(sources["MutatingAdmissionPolicyBinding"], d)
-			}
-			mobjs.Policies = append(mobjs.Policies, m.Policies...)
-			mobjs.Bindings = append(mobjs.Bindings, m.Bindings...)
-		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
-			v, err := validatingpolicy.Decode(d.data)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s:%d: %v", d.file, d.line, err))
-				continue
-			}
-			for range v.Policies {
-				sources["ValidatingAdmissionPolicy"] = append(sources["ValidatingAdmissionPolicy"], d)
-			}
-			for range v.Bindings {
-				sources["ValidatingAdmissionPolicyBinding"] = append(sources["ValidatingAdmissionPolicyBinding"], d)
-			}
-			vobjs.Policies = append(vobjs.Policies, v.Policies...)
-			vobjs.Bindings = append(vobjs.Bindings, v.Bindings...)
-		default:
-			params = append(params, u)
-		}
-	}
-	if params == nil {
-		params = []*unstructured.Unstructured{}
-	}
-	opts := mutation.CheckOptions{CRDs: crds, Params: params}
-	var findings []mutation.Finding
-	mf, err := mutation.Check(&mobjs, opts)
+func (a *app) lint(paths, crdPaths []string, strict, acrossVersions bool) error {
+	in := readLintInputs(paths, crdPaths, a.stdin)
+	problems := in.problems
+	findings, err := in.findings(a.kube)
 	if err != nil {
+		if !errors.As(err, new(*crdError)) {
+			return err
+		}
 		problems = append(problems, err.Error())
 	}
-	findings = append(findings, mf...)
-	vf, _ := validatingpolicy.Check(&vobjs, opts)
-	findings = append(findings, vf...)
-	invalid, err := restValidation(&mobjs, &vobjs)
-	if err != nil {
-		return err
+	if acrossVersions {
+		findings = append(findings, in.acrossVersions(a.kube, findings)...)
 	}
-	findings = append(invalid, findings...)
-	typeWarnings, err := typeCheck(&vobjs, crds)
-	if err != nil {
-		return err
-	}
-	findings = append(findings, typeWarnings...)
 
 	report := lintReport{SchemaVersion: schemaVersion, Findings: []lintFinding{}, Problems: problems}
 	for _, f := range findings {
-		lf := lintFinding{Finding: f}
-		if docs := sources[f.Kind]; f.Index < len(docs) {
+		lf := lintFinding{Finding: f.Finding, Versions: f.versions}
+		if docs := in.sources[f.Kind]; f.Index < len(docs) {
 			d := docs[f.Index]
 			lf.File = d.file
 			lf.Line = lineOf(d, f.Field)
@@ -238,6 +151,152 @@ func (a *app) lint(paths, crdPaths []string, strict bool) error {
 		return errFindings
 	}
 	return nil
+}
+
+// lintInputs are the policies, bindings, params and CRDs of lint's inputs,
+// read once and checked for each version.
+type lintInputs struct {
+	problems []string
+	crds     [][]byte
+	params   []*unstructured.Unstructured
+	mobjs    mutation.Objects
+	vobjs    validatingpolicy.Objects
+	// sources are the documents of the policies and bindings, by kind, in
+	// the order of the engines' Objects; apiVersions the apiVersion each
+	// was written in.
+	sources     map[string][]*lintDoc
+	apiVersions map[string][]string
+}
+
+func readLintInputs(paths, crdPaths []string, stdin io.Reader) *lintInputs {
+	in := &lintInputs{sources: map[string][]*lintDoc{}, apiVersions: map[string][]string{}}
+	var docs []*lintDoc
+	read := func(paths []string) {
+		for _, input := range readInputs(paths, stdin) {
+			if input.err != nil {
+				in.problems = append(in.problems, fmt.Sprintf("%s: %v", input.name, input.err))
+				continue
+			}
+			nodes := yamlDocuments(input.data)
+			k := 0
+			manifest.Documents(input.data, func(line int, doc []byte, err error) {
+				if err != nil {
+					in.problems = append(in.problems, fmt.Sprintf("%s:%d: %v", input.name, line, err))
+					return
+				}
+				if strings.TrimSpace(string(doc)) == "" || strings.TrimSpace(string(doc)) == "null" {
+					return
+				}
+				d := &lintDoc{file: input.name, line: line, data: doc}
+				if k < len(nodes) {
+					d.node = nodes[k]
+				}
+				k++
+				docs = append(docs, d)
+			})
+		}
+	}
+	read(paths)
+	nInputs := len(docs)
+	read(crdPaths)
+	// add records where the objects of kind decoded from d come from.
+	add := func(kind string, n int, d *lintDoc, apiVersion string) {
+		for range n {
+			in.sources[kind] = append(in.sources[kind], d)
+			in.apiVersions[kind] = append(in.apiVersions[kind], apiVersion)
+		}
+	}
+	for i, d := range docs {
+		var obj map[string]any
+		if err := yaml.Unmarshal(d.data, &obj); err != nil {
+			in.problems = append(in.problems, fmt.Sprintf("%s:%d: %v", d.file, d.line, err))
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		switch {
+		case u.GetKind() == "CustomResourceDefinition":
+			in.crds = append(in.crds, d.data)
+			continue
+		case i >= nInputs:
+			in.problems = append(in.problems, fmt.Sprintf("%s:%d: --crds: a %s, not a CustomResourceDefinition", d.file, d.line, u.GetKind()))
+			continue
+		case strings.HasPrefix(u.GetAPIVersion(), "admissionregistration.k8s.io/"):
+		default:
+			in.params = append(in.params, u)
+			continue
+		}
+		switch u.GetKind() {
+		case "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding":
+			m, err := mutation.Decode(d.data)
+			if err != nil {
+				in.problems = append(in.problems, fmt.Sprintf("%s:%d: %v", d.file, d.line, err))
+				continue
+			}
+			add("MutatingAdmissionPolicy", len(m.Policies), d, u.GetAPIVersion())
+			add("MutatingAdmissionPolicyBinding", len(m.Bindings), d, u.GetAPIVersion())
+			in.mobjs.Policies = append(in.mobjs.Policies, m.Policies...)
+			in.mobjs.Bindings = append(in.mobjs.Bindings, m.Bindings...)
+		case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+			v, err := validatingpolicy.Decode(d.data)
+			if err != nil {
+				in.problems = append(in.problems, fmt.Sprintf("%s:%d: %v", d.file, d.line, err))
+				continue
+			}
+			add("ValidatingAdmissionPolicy", len(v.Policies), d, u.GetAPIVersion())
+			add("ValidatingAdmissionPolicyBinding", len(v.Bindings), d, u.GetAPIVersion())
+			in.vobjs.Policies = append(in.vobjs.Policies, v.Policies...)
+			in.vobjs.Bindings = append(in.vobjs.Bindings, v.Bindings...)
+		default:
+			in.params = append(in.params, u)
+		}
+	}
+	if in.params == nil {
+		in.params = []*unstructured.Unstructured{}
+	}
+	return in
+}
+
+// versionedFinding is a finding with, for one found with other versions
+// than the target (rule other-version), those versions.
+type versionedFinding struct {
+	mutation.Finding
+	versions []string
+}
+
+// crdError is a CRD of the inputs that cannot be read: a problem of the
+// inputs, reported once (with the target version).
+type crdError struct{ err error }
+
+func (e *crdError) Error() string { return e.err.Error() }
+
+// findings returns the findings of the inputs with kube-apiserver as t, in
+// the order: REST validation, served API versions and plugins, the
+// checks, the type checker's warnings.
+func (in *lintInputs) findings(t kube.Target) ([]versionedFinding, error) {
+	opts := mutation.CheckOptions{CRDs: in.crds, Params: in.params, Kube: t}
+	var checked []mutation.Finding
+	mf, crdErr := mutation.Check(&in.mobjs, opts)
+	checked = append(checked, mf...)
+	vf, _ := validatingpolicy.Check(&in.vobjs, opts)
+	checked = append(checked, vf...)
+	invalid, err := restValidation(t, &in.mobjs, &in.vobjs)
+	if err != nil {
+		return nil, err
+	}
+	typeWarnings, err := typeCheck(t, &in.vobjs, in.crds)
+	if err != nil {
+		return nil, err
+	}
+	var out []versionedFinding
+	for _, list := range [][]mutation.Finding{invalid, in.servedFindings(t), checked, typeWarnings} {
+		for _, f := range list {
+			out = append(out, versionedFinding{Finding: f})
+		}
+	}
+	if crdErr != nil {
+		return out, &crdError{crdErr}
+	}
+	return out, nil
 }
 
 func lintText(p *printer, r lintReport) {
@@ -359,12 +418,12 @@ var errNoSARIF = errors.New("-o sarif: only gatehouse lint writes SARIF")
 // API refuses such objects. The validators are package mutation's and
 // admissionmanifest's, checked against kube-apiserver's in
 // conformance/kubernetes.
-func restValidation(m *mutation.Objects, v *validatingpolicy.Objects) ([]mutation.Finding, error) {
-	mv, err := mutation.NewValidator(mutation.ValidatorOptions{})
+func restValidation(t kube.Target, m *mutation.Objects, v *validatingpolicy.Objects) ([]mutation.Finding, error) {
+	mv, err := mutation.NewValidator(mutation.ValidatorOptions{Kube: t})
 	if err != nil {
 		return nil, err
 	}
-	av, err := admissionmanifest.NewValidator(admissionmanifest.Options{})
+	av, err := admissionmanifest.NewValidator(admissionmanifest.Options{Kube: t, StaticNames: admissionmanifest.StaticNamesFor(t)})
 	if err != nil {
 		return nil, err
 	}
@@ -400,8 +459,8 @@ const ruleInvalid = "invalid"
 // against kube-controller-manager's in conformance/kubernetes) as findings
 // of the rule type-check: an expression that does not type-check against a
 // kind the policy matches fails on its requests.
-func typeCheck(v *validatingpolicy.Objects, crds [][]byte) ([]mutation.Finding, error) {
-	c, err := validatingpolicy.NewCompiler()
+func typeCheck(t kube.Target, v *validatingpolicy.Objects, crds [][]byte) ([]mutation.Finding, error) {
+	c, err := validatingpolicy.NewCompilerFor(t)
 	if err != nil {
 		return nil, err
 	}

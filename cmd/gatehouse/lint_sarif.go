@@ -85,6 +85,9 @@ var lintRules = map[string]string{
 	"missing-params":            "A binding of a policy with a paramKind finds no params object among those given",
 	"unguarded-field":           "A field or map key that may be absent is selected with no has() or optional guard: the expression fails on objects without it",
 	"no-such-field":             "A field the kind's schema does not have is selected: the expression fails wherever it reads it",
+	ruleAPIVersion:              "The object is written in an API version the Kubernetes version does not serve (error), or serves only when enabled (warning)",
+	rulePluginDisabled:          "The Kubernetes version's feature gates leave the MutatingAdmissionPolicy plugin off: the policy mutates nothing",
+	ruleOtherVersion:            "Another Kubernetes version gatehouse answers for fails or warns where the one checked does not",
 }
 
 func (a *app) writeSARIF(r lintReport) error {

@@ -251,7 +251,7 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 	}
 
 	report := mutateReport{SchemaVersion: schemaVersion, Objects: []mutateObject{}}
-	validator, err := mutation.NewValidator(mutation.ValidatorOptions{})
+	validator, err := mutation.NewValidator(mutation.ValidatorOptions{Kube: a.kube})
 	if err != nil {
 		return err
 	}

@@ -308,7 +308,7 @@ func (a *app) loadTestWebhooks(w *testWorld, dir string, files []string, answers
 	docs, problems := a.readDocuments(files)
 	var report admitReport
 	var p []string
-	w.mutatingHooks, w.validatingHooks, p = readWebhookConfigurations(docs, &report)
+	w.mutatingHooks, w.validatingHooks, p = readWebhookConfigurations(w.kube, docs, &report)
 	problems = append(problems, p...)
 	w.invalidHooks = report.Invalid
 	var answers *admissionAnswers
@@ -534,7 +534,7 @@ func (w *testWorld) request(object, old *resourceRef, operation string, user *te
 
 func (a *app) runGatehouseCases(ctx context.Context, w *testWorld, s *testSuite) []caseOutcome {
 	var report admitReport
-	cfg, err := validConfig(&w.maps, &w.vaps, s.BindUnbound, &report)
+	cfg, err := validConfig(w.kube, &w.maps, &w.vaps, s.BindUnbound, &report)
 	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = w.mutatingHooks, w.validatingHooks
 	opts := w.options()
 	if err == nil && len(s.RBAC) > 0 {

@@ -44,3 +44,34 @@ func TestHas(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, Has(off, WebhooksExcludeVirtualResources))
 }
+
+// The admission policies' API versions at each version; a kind or group
+// that is not a policy's is not known.
+func TestAdmissionPolicyServing(t *testing.T) {
+	for _, c := range []struct {
+		apiVersion, kind string
+		want             [4]Serving // 1.35, 1.36, 1.37, 1.38
+	}{
+		{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy", [4]Serving{Served, Served, Served, Served}},
+		{"admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding", [4]Serving{Served, Served, Served, Served}},
+		{"admissionregistration.k8s.io/v1beta1", "ValidatingAdmissionPolicy", [4]Serving{}},
+		{"admissionregistration.k8s.io/v1alpha1", "ValidatingAdmissionPolicyBinding", [4]Serving{}},
+		{"admissionregistration.k8s.io/v1", "MutatingAdmissionPolicy", [4]Serving{NotServed, Served, Served, Served}},
+		{"admissionregistration.k8s.io/v1", "MutatingAdmissionPolicyBinding", [4]Serving{NotServed, Served, Served, Served}},
+		{"admissionregistration.k8s.io/v1beta1", "MutatingAdmissionPolicy", [4]Serving{ServedWhenEnabled, ServedWhenEnabled, ServedWhenEnabled, ServedWhenEnabled}},
+		{"admissionregistration.k8s.io/v1alpha1", "MutatingAdmissionPolicy", [4]Serving{ServedWhenEnabled, ServedWhenEnabled, ServedWhenEnabled, ServedWhenEnabled}},
+		{"admissionregistration.k8s.io/v2", "MutatingAdmissionPolicy", [4]Serving{}},
+	} {
+		for i, v := range kube.SupportedVersions() {
+			target, err := kube.TargetFor(v)
+			require.NoError(t, err)
+			got, known := AdmissionPolicyServing(target, c.apiVersion, c.kind)
+			assert.True(t, known)
+			assert.Equal(t, c.want[i], got, "%s %s at %s", c.apiVersion, c.kind, v)
+		}
+	}
+	for _, c := range [][2]string{{"admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"}, {"v1", "ConfigMap"}, {"example.com/v1", "MutatingAdmissionPolicy"}} {
+		_, known := AdmissionPolicyServing(kube.Target{}, c[0], c[1])
+		assert.False(t, known, c)
+	}
+}

@@ -22,7 +22,7 @@ func Check(in *Input) []Finding {
 		}
 		out = append(out, withIndex(i, checkRules(p.Kind, p.Name, p.MatchConstraints, field.NewPath("spec", "matchConstraints"), served))...)
 		out = append(out, withIndex(i, checkFields(p, in.Kinds, served))...)
-		out = append(out, withIndex(i, checkCost(p))...)
+		out = append(out, withIndex(i, checkCost(p, in.CELGo026))...)
 	}
 	for i, b := range in.Bindings {
 		out = append(out, withIndex(i, checkRules(b.Kind, b.Name, b.MatchResources, field.NewPath("spec", "matchResources"), served))...)

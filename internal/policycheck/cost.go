@@ -69,8 +69,8 @@ func (boundedSizes) EstimateCallCost(string, string, *checker.AstNode, []checker
 
 // costAt is an expression's worst-case estimated cost with every list, map
 // and string of at most size items.
-func costAt(env *cel.Env, a *cel.Ast, ranges map[int64]bool, size uint64) (uint64, bool) {
-	est, err := env.EstimateCost(a, &icel.CostEstimator{SizeEstimator: boundedSizes{max: size, ranges: ranges}})
+func costAt(env *cel.Env, a *cel.Ast, ranges map[int64]bool, size uint64, celGo026 bool) (uint64, bool) {
+	est, err := env.EstimateCost(a, &icel.CostEstimator{SizeEstimator: boundedSizes{max: size, ranges: ranges}, CELGo026: celGo026})
 	if err != nil {
 		return 0, false
 	}
@@ -83,7 +83,7 @@ func costAt(env *cel.Env, a *cel.Ast, ranges map[int64]bool, size uint64) (uint6
 // size: the smallest size that reaches it is found by bisection. At run
 // time such an expression fails with "operation cancelled: actual cost
 // limit exceeded" on objects that large. Warnings.
-func checkCost(p *Policy) []Finding {
+func checkCost(p *Policy, celGo026 bool) []Finding {
 	env, err := costEnv()
 	if err != nil {
 		return nil
@@ -104,13 +104,13 @@ func checkCost(p *Policy) []Finding {
 			continue
 		}
 		ranges := iterationRanges(a.NativeRep().Expr())
-		if c, ok := costAt(env, a, ranges, maxListSize); !ok || c < limit {
+		if c, ok := costAt(env, a, ranges, maxListSize, celGo026); !ok || c < limit {
 			continue
 		}
 		lo, hi := uint64(0), uint64(maxListSize) // cost(lo) < limit <= cost(hi)
 		for hi-lo > 1 {
 			mid := lo + (hi-lo)/2
-			if c, ok := costAt(env, a, ranges, mid); ok && c >= limit {
+			if c, ok := costAt(env, a, ranges, mid, celGo026); ok && c >= limit {
 				hi = mid
 			} else {
 				lo = mid

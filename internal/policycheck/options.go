@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // Options are what a check reads besides the policies and bindings.
@@ -16,6 +18,10 @@ type Options struct {
 	// Params are the objects that bindings may take as params. Nil means
 	// none were given: then no finding is made about params.
 	Params []*unstructured.Unstructured
+	// Kube is the kube-apiserver the policies are checked for; the zero
+	// Target is the newest release. It decides the costs (cel-go 0.26's
+	// before 1.37); the resources served are 1.37's at every version.
+	Kube kube.Target
 }
 
 // Prepare returns the kinds and params of o.

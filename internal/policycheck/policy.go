@@ -72,4 +72,7 @@ type Input struct {
 	// given, and no params finding is made.
 	Params []Param
 	Kinds  *Kinds
+	// CELGo026 estimates costs as cel-go 0.26 charges them (kube-apiserver
+	// 1.36 and before).
+	CELGo026 bool
 }
