@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // --kube-version and --feature-gates give that Kubernetes' answers, and the
@@ -204,4 +207,39 @@ spec: {policyName: label}
 	stdout, _, exit = runCommand([]string{"mutate", "--kube-version", "1.36", "--policies", policy, object}, "")
 	assert.Equal(t, exitOK, exit, stdout)
 	assert.Contains(t, stdout, `mutated: "yes"`)
+}
+
+// The JSON and YAML reports name the Kubernetes that answered, after
+// schemaVersion, unless they name it themselves.
+func TestReportNamesKubernetes(t *testing.T) {
+	target, err := kube.ParseTarget("1.36")
+	require.NoError(t, err)
+	a := &app{kube: target}
+	for _, c := range []struct {
+		in   any
+		want string
+	}{
+		{struct{}{}, `{"kubernetes":"1.36"}`},
+		{map[string]int{"schemaVersion": 1}, `{"schemaVersion":1,"kubernetes":"1.36"}`},
+		{struct {
+			SchemaVersion int    `json:"schemaVersion"`
+			Text          string `json:"text"`
+		}{1, "a<b, c"}, `{"schemaVersion":1,"kubernetes":"1.36","text":"a<b, c"}`},
+		{map[string]string{"other": "x"}, `{"kubernetes":"1.36","other":"x"}`},
+		{map[string]string{"kubernetes": "1.35"}, `{"kubernetes":"1.35"}`},
+		{[]int{1}, `[1]`},
+	} {
+		got, err := a.reportJSON(c.in)
+		require.NoError(t, err)
+		assert.Equal(t, c.want, string(got))
+	}
+
+	dir := t.TempDir()
+	config := filepath.Join(dir, "authz.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- {type: RBAC, name: rbac}\n"), 0o600))
+	stdout, _, exit := runCommand([]string{"authz", "validate", "--kube-version", "1.36", "-o", "json", config}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+	assert.Contains(t, stdout, "{\n  \"schemaVersion\": 1,\n  \"kubernetes\": \"1.36\",\n")
+	stdout, _, _ = runCommand([]string{"authz", "validate", "-o", "yaml", config}, "")
+	assert.Contains(t, stdout, "kubernetes: \"1.37\"\n")
 }
