@@ -32,9 +32,9 @@
 //
 // # Adding a version
 //
-// A version is added by its row in the list of versions (versions.go), its
+// A version is added by its row in the list of versions (version.go), its
 // gates (regenerate feature_gates.tsv from that version's
 // k8s.io/kubernetes, keep the rows of gates it removed in
 // removed_gates.tsv), the rows of the internal version room, and its
-// oracle module in conformance (see DESIGN.md).
+// oracle modfile in conformance (README.md, "Adding a Kubernetes version").
 package kube
