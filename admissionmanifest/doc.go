@@ -100,9 +100,14 @@
 //
 // # Kubernetes versions
 //
-// The differential tests (conformance/kubernetes) compare with
-// k8s.io/kubernetes v1.37.2. What 1.37 changed since 1.36 is pinned by unit
-// tests too:
+// Options.Kube validates CEL expressions in the environments and cel-go of
+// a Kubernetes version, StaticNamesFor gives its treatment of static names
+// (none before 1.36), MatchOptions.Kube matches as it does, and
+// ConfigOptions.Kube reads the plugins' configurations as it does
+// (staticManifestsDir unknown to 1.35, alpha and off in 1.36). The other
+// REST rules are 1.37's at every version. The differential tests
+// (conformance/kubernetes) compare with k8s.io/kubernetes v1.37.2. What
+// 1.37 changed since 1.36 is pinned by unit tests too:
 //
 //   - the stored-expressions environment of 1.37 has the Lists library's
 //     includes(), so an expression that an object already had may use it

@@ -102,6 +102,17 @@
 // passes of a request: webhooks with reinvocationPolicy IfNeeded are called
 // again when the object changed after their call, as kube-apiserver does.
 //
+// # Kubernetes versions
+//
+// Options.Kube answers as kube-apiserver 1.35, 1.36, 1.37 (the zero
+// Target) or 1.38's beta: webhooks are not called for the authentication
+// and authorization reviews (TokenReview, SubjectAccessReview and the rest
+// of kube-apiserver's excluded virtual resources) only where the gate
+// ExcludeAdmissionWebhookVirtualResources is on (1.37's default; 1.35 and
+// 1.36 call them), and match conditions compile in the version's
+// environments (package matchcond). The exchange, matching and failure
+// handling are the same in these versions.
+//
 // # Differences from kube-apiserver
 //
 // kube-apiserver defaults built-in objects after each patch with its

@@ -53,6 +53,19 @@
 // configuration as a YAML file, so that migrating from the flags to a file is
 // ParseFlags, FromFlags and Encode.
 //
+// # Kubernetes versions
+//
+// ValidateOptions.Kube validates as kube-apiserver 1.35, 1.36, 1.37 (the
+// zero Target) or 1.38's beta: the match conditions compile in the
+// version's stored-expressions environment (includes() from 1.37) and
+// cel-go (duration(size(x)) compiles before 1.37, and literal duration(5)
+// fails there with "invalid duration argument"). The three served
+// versions of the file and every other rule are the same in these
+// versions; conformance's TestAuthzConfigMatchesKubeAPIServerPerVersion
+// checks 1,522 configurations against each version's k8s.io/apiserver
+// (1.35, 1.36, 1.37). 1.38's conditionsReview (conditional authorization)
+// is not modelled: it is refused as an unknown field, as 1.37 refuses it.
+//
 // # Differences from kube-apiserver
 //
 // kube-apiserver prints the validation errors of its file through

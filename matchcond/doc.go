@@ -100,6 +100,18 @@
 // lists.range, a type name), or calls a library's macro, is checked in the
 // whole environment. Validate always uses the whole environment.
 //
+// # Kubernetes versions
+//
+// NewAuthorizationCompilerFor and NewAdmissionCompilerFor build the
+// environments of a Kubernetes version (kube.Target): stored expressions
+// (what kube-apiserver compiles at run time, AuthorizationConfiguration's
+// conditions included) have the Lists library's includes() from 1.37;
+// new expressions (REST validation, at the compatibility version one minor
+// back) from 1.38; before 1.37, cel-go 0.26's behaviours (duration(int)
+// type-checks and fails when evaluated; global matches(), startsWith and
+// endsWith cost less). Checked against 1.35's, 1.36's and 1.37's own
+// k8s.io/apiserver in conformance (TestCELMatchesKubeAPIServerPerVersion).
+//
 // # Differences from kube-apiserver
 //
 //   - Context cancellation. kube-apiserver passes the request context to

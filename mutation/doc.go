@@ -184,6 +184,24 @@
 // details list every message as a cause. Reinvocation across the two passes
 // of an admission chain is [ReinvocationContext]'s.
 //
+// # Kubernetes versions
+//
+// Options.Kube (NewCompilerFor, ValidatorOptions.Kube, CheckOptions.Kube)
+// answers as kube-apiserver 1.35, 1.36, 1.37 (the zero Target) or 1.38's
+// beta: the plugin runs only where its gate MutatingAdmissionPolicy is on
+// (off by default in 1.35: the trace says Disabled and nothing is
+// mutated); the CEL environments of the version (includes() in stored
+// expressions from 1.37, in new ones from 1.38) and cel-go's behaviours
+// (duration(int) type-checks before 1.37; the global matches(),
+// startsWith and endsWith cost as cel-go 0.26 charges them; quantity
+// add/sub change a huge receiver). The CEL of every version is checked
+// against that version's k8s.io/apiserver (conformance,
+// TestCELMatchesKubeAPIServerPerVersion). At every version, the rest of
+// the REST validation, the built-in kinds and their schemas, and the merge
+// (structured-merge-diff v6; 1.38 links v7, which the module proxy does
+// not serve) are 1.37's; Decode reads v1 at every version although 1.35
+// does not serve it (gatehouse lint reports it).
+//
 // # Differences from kube-apiserver
 //
 // Where kube-apiserver reports the first of several errors in Go's random
