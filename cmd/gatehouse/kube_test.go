@@ -44,24 +44,7 @@ authorizers:
 	assert.NotContains(t, stdout, "answers of Kubernetes", "the default says nothing")
 
 	policy := filepath.Join(dir, "policy.yaml")
-	assert.NoError(t, os.WriteFile(policy, []byte(`apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: label}
-spec:
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: label}
-spec: {policyName: label}
-`), 0o600))
+	assert.NoError(t, os.WriteFile(policy, labelPolicy("v1", ""), 0o600))
 	object := filepath.Join(dir, "cm.yaml")
 	assert.NoError(t, os.WriteFile(object, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"), 0o600))
 	stdout, _, _ = runCommand([]string{"mutate", "--kube-version", "1.35", "--policies", policy, object}, "")
@@ -84,24 +67,7 @@ spec: {policyName: label}
 func TestLintKubeVersion(t *testing.T) {
 	dir := t.TempDir()
 	maps := filepath.Join(dir, "map.yaml")
-	assert.NoError(t, os.WriteFile(maps, []byte(`apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: label}
-spec:
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
----
-apiVersion: admissionregistration.k8s.io/v1beta1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: label}
-spec: {policyName: label}
-`), 0o600))
+	assert.NoError(t, os.WriteFile(maps, labelPolicy("v1beta1", ""), 0o600))
 	stdout, _, exit := runCommand([]string{"lint", "--kube-version", "1.35", maps}, "")
 	assert.Equal(t, exitFindings, exit, stdout)
 	assert.Contains(t, stdout, "answers of Kubernetes 1.35\n")
@@ -177,27 +143,7 @@ spec: {policyName: images, validationActions: [Deny]}
 func TestMutateValidatesPerVersion(t *testing.T) {
 	dir := t.TempDir()
 	policy := filepath.Join(dir, "policy.yaml")
-	assert.NoError(t, os.WriteFile(policy, []byte(`apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: label}
-spec:
-  reinvocationPolicy: Never
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
-  variables:
-  - name: long
-    expression: "duration(size(object.metadata.name)) > duration('1s')"
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: label}
-spec: {policyName: label}
-`), 0o600))
+	assert.NoError(t, os.WriteFile(policy, labelPolicy("v1", durationVariable), 0o600))
 	object := filepath.Join(dir, "cm.yaml")
 	assert.NoError(t, os.WriteFile(object, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: default}\n"), 0o600))
 	stdout, _, exit := runCommand([]string{"mutate", "--policies", policy, object}, "")
@@ -243,3 +189,34 @@ func TestReportNamesKubernetes(t *testing.T) {
 	stdout, _, _ = runCommand([]string{"authz", "validate", "-o", "yaml", config}, "")
 	assert.Contains(t, stdout, "kubernetes: \"1.37\"\n")
 }
+
+// labelPolicy is a MutatingAdmissionPolicy (v1) labelling ConfigMaps with
+// mutated: "yes", with the variables given (YAML lines), and its binding in
+// bindingVersion.
+func labelPolicy(bindingVersion, variables string) []byte {
+	return []byte(`apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
+metadata: {name: label}
+spec:
+  reinvocationPolicy: Never
+  matchConstraints:
+    resourceRules:
+    - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps]}
+` + variables + `  mutations:
+  - patchType: ApplyConfiguration
+    applyConfiguration:
+      expression: "Object{metadata: Object.metadata{labels: {'mutated': 'yes'}}}"
+---
+apiVersion: admissionregistration.k8s.io/` + bindingVersion + `
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: label}
+spec: {policyName: label}
+`)
+}
+
+// durationVariable is a variable with duration(int): it compiles before
+// 1.37 only.
+const durationVariable = `  variables:
+  - name: long
+    expression: "duration(size(object.metadata.name)) > duration('1s')"
+`
