@@ -40,6 +40,9 @@ func fromV1(in *wirev1.AuthorizationConfiguration) *Configuration {
 					o.Webhook.MatchConditions[j].Expression = c.Expression
 				}
 			}
+			if r := w.ConditionsReview; r != nil {
+				o.Webhook.ConditionsReview = &ConditionsReviewConfiguration{Version: r.Version, KubeConfigContextName: r.KubeConfigContextName}
+			}
 		}
 	}
 	return out

@@ -10,6 +10,10 @@ import (
 
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
+
+	before138 "github.com/gatehouse-dev/gatehouse/authzconfig/internal/wire/v1/before138"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // Decode reads an AuthorizationConfiguration of apiserver.config.k8s.io
@@ -28,15 +32,26 @@ import (
 // Decode does no semantic validation: a configuration that decodes may still
 // be invalid. Call Validate.
 func Decode(data []byte) (*Configuration, error) {
+	return DecodeFor(kube.Target{}, data)
+}
+
+// DecodeFor is Decode as the kube-apiserver of t decodes: 1.38 knows a
+// webhook's conditionsReview (in v1), the versions before do not (an
+// unknown field).
+func DecodeFor(t kube.Target, data []byte) (*Configuration, error) {
 	if cfg, ok := fastDecode(data); ok {
 		return cfg, nil
 	}
-	return decodeExact(data)
+	return decodeExactFor(t, data)
 }
 
 // decodeExact is Decode step by step as kube-apiserver decodes, without the
 // fast path for plain YAML.
 func decodeExact(data []byte) (*Configuration, error) {
+	return decodeExactFor(kube.Target{}, data)
+}
+
+func decodeExactFor(t kube.Target, data []byte) (*Configuration, error) {
 	if len(data) == 0 {
 		return &Configuration{}, nil
 	}
@@ -45,7 +60,7 @@ func decodeExact(data []byte) (*Configuration, error) {
 	// '{' is read as JSON), protobuf for its magic prefix, YAML otherwise.
 	switch {
 	case looksLikeJSON(data):
-		return decodeDocument(data, data, nil)
+		return decodeDocument(t, data, data, nil)
 	case hasProtobufPrefix(data):
 		return decodeProtobuf(data)
 	}
@@ -53,7 +68,7 @@ func decodeExact(data []byte) (*Configuration, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeDocument(data, jsonData, yamlStrictErr)
+	return decodeDocument(t, data, jsonData, yamlStrictErr)
 }
 
 // DecodeSingleDocument is Decode, except that data holding more than one YAML
@@ -81,11 +96,16 @@ func DecodeSingleDocument(data []byte) (*Configuration, error) {
 
 // Load reads the file at path and decodes it with Decode.
 func Load(path string) (*Configuration, error) {
+	return LoadFor(kube.Target{}, path)
+}
+
+// LoadFor reads the file at path and decodes it with DecodeFor.
+func LoadFor(t kube.Target, path string) (*Configuration, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Decode(data)
+	return DecodeFor(t, data)
 }
 
 // schemeName is the name kube-apiserver's private scheme gives itself in its
@@ -160,7 +180,7 @@ func interpretAPIVersion(gv string) (groupVersionKind, error) {
 
 // decodeDocument decodes JSON (converted from the YAML original when the
 // input was YAML) whose apiVersion and kind are not yet known.
-func decodeDocument(original, jsonData []byte, yamlStrictErr error) (*Configuration, error) {
+func decodeDocument(t kube.Target, original, jsonData []byte, yamlStrictErr error) (*Configuration, error) {
 	gvk, err := interpret(jsonData)
 	if err != nil {
 		return nil, err
@@ -178,6 +198,17 @@ func decodeDocument(original, jsonData []byte, yamlStrictErr error) (*Configurat
 	var strictErrs []error
 	if yamlStrictErr != nil {
 		strictErrs = append(strictErrs, yamlStrictErr)
+	}
+	if gvk.group == configGroup && gvk.kind == Kind && gvk.version == VersionV1 && !kubeversions.Has(t, kubeversions.AuthorizationConditionsReview) &&
+		(bytes.Contains(jsonData, []byte("conditionsReview")) || bytes.Contains(jsonData, []byte(`\u`))) {
+		// Before 1.38 the field is unknown: that version's errors.
+		errs, err := kjson.UnmarshalStrict(jsonData, &before138.AuthorizationConfiguration{})
+		if err != nil {
+			return nil, err
+		}
+		if len(errs) > 0 {
+			return nil, strictDecodingError(append(strictErrs, errs...))
+		}
 	}
 	if target.into != nil {
 		errs, err := kjson.UnmarshalStrict(jsonData, target.into)

@@ -64,12 +64,11 @@
 // versions; conformance's TestAuthzConfigMatchesKubeAPIServerPerVersion
 // checks 1,522 configurations against each version's k8s.io/apiserver
 // (1.35, 1.36, 1.37). 1.38's webhook conditionsReview (conditional
-// authorization) is not modelled: gatehouse refuses it as an unknown field
-// at every version, as 1.37 does; kube-apiserver 1.38 knows the field (in
-// v1 only) and, with its gate ConditionalAuthorization off by default,
-// refuses it with "conditionsReview: Forbidden: the ConditionalAuthorization
-// feature gate must be on to use this field" (the decision is the same by
-// default; the text and the gate-on answer differ).
+// authorization, v1 only) is read by DecodeFor and LoadFor at 1.38 and
+// validated with kube-apiserver 1.38's errors (its gate
+// ConditionalAuthorization, off by default, first); before 1.38, and by
+// Decode, it is an unknown field. The conditional exchange itself is not
+// made by package authorizer.
 //
 // # Differences from kube-apiserver
 //

@@ -29,7 +29,7 @@ func Encode(cfg *Configuration, version string) ([]byte, error) {
 	if cfg.Authorizers != nil {
 		authorizers := make([]yamlv2.MapSlice, len(cfg.Authorizers))
 		for i := range cfg.Authorizers {
-			authorizers[i] = encodeAuthorizer(&cfg.Authorizers[i])
+			authorizers[i] = encodeAuthorizer(&cfg.Authorizers[i], version)
 		}
 		doc = append(doc, yamlv2.MapItem{Key: "authorizers", Value: authorizers})
 	}
@@ -55,7 +55,7 @@ func (b *mapBuilder) value(key string, value any) {
 	b.m = append(b.m, yamlv2.MapItem{Key: key, Value: value})
 }
 
-func encodeAuthorizer(a *AuthorizerConfiguration) yamlv2.MapSlice {
+func encodeAuthorizer(a *AuthorizerConfiguration, version string) yamlv2.MapSlice {
 	var b mapBuilder
 	b.string("type", a.Type)
 	b.string("name", a.Name)
@@ -89,6 +89,17 @@ func encodeAuthorizer(a *AuthorizerConfiguration) yamlv2.MapSlice {
 				conditions[i] = yamlv2.MapSlice{{Key: "expression", Value: c.Expression}}
 			}
 			wb.value("matchConditions", conditions)
+		}
+		if r := w.ConditionsReview; r != nil && version == VersionV1 {
+			// v1alpha1 and v1beta1 have no such field: converting to them
+			// drops it, as kube-apiserver's conversion does.
+			var rb mapBuilder
+			rb.string("version", r.Version)
+			rb.string("kubeConfigContextName", r.KubeConfigContextName)
+			if rb.m == nil {
+				rb.m = yamlv2.MapSlice{}
+			}
+			wb.value("conditionsReview", rb.m)
 		}
 		if wb.m == nil {
 			wb.m = yamlv2.MapSlice{}

@@ -46,6 +46,10 @@ const (
 	SubjectAccessReviewVersionV1Beta1 = "v1beta1"
 )
 
+// ConditionsReviewVersionV1Alpha1 is the one AuthorizationConditionsReview
+// version of Kubernetes 1.38.
+const ConditionsReviewVersionV1Alpha1 = "v1alpha1"
+
 // Configuration is the in-memory form of an AuthorizationConfiguration of any
 // of the three versions (they are field for field identical). The JSON names
 // are those of the external versions.
@@ -92,6 +96,21 @@ type WebhookConfiguration struct {
 	// MatchConditions are CEL expressions over the SubjectAccessReview spec
 	// (variable request); the webhook is called only if all are true.
 	MatchConditions []WebhookMatchCondition `json:"matchConditions"`
+	// ConditionsReview configures conditional authorization (Kubernetes
+	// 1.38, v1 only, gate ConditionalAuthorization): how the webhook's
+	// conditions are evaluated. Validated here; the authorizer does not
+	// request conditional decisions.
+	ConditionsReview *ConditionsReviewConfiguration `json:"conditionsReview,omitempty"`
+}
+
+// ConditionsReviewConfiguration is a webhook's conditions review (1.38).
+type ConditionsReviewConfiguration struct {
+	// Version of AuthorizationConditionsReview: only v1alpha1.
+	Version string `json:"version"`
+	// KubeConfigContextName is the context of the webhook's kubeconfig file
+	// to reach the conditions review endpoint; only with connection type
+	// KubeConfigFile. Empty: the kubeconfig's default context.
+	KubeConfigContextName string `json:"kubeConfigContextName,omitempty"`
 }
 
 // CachesAuthorized reports whether allowed decisions are cached (nil means yes).

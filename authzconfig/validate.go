@@ -11,6 +11,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -287,6 +288,9 @@ func (v *validator) webhook(w *WebhookConfiguration, path *field.Path) (*authzco
 	}
 
 	errs = append(errs, v.connectionInfo(&w.ConnectionInfo, path)...)
+	if w.ConditionsReview != nil {
+		errs = append(errs, v.conditionsReview(w, path)...)
+	}
 	matcher, conditionErrs := v.compileConditions(w.MatchConditions, path.Child("matchConditions"))
 	return matcher, append(errs, conditionErrs...)
 }
@@ -352,4 +356,34 @@ func (v *validator) kubeConfigFile(file *string, path *field.Path) *field.Error 
 		return field.Invalid(path, *file, "must be a regular file")
 	}
 	return nil
+}
+
+// conditionsReview validates a webhook's conditions review as kube-apiserver
+// 1.38 does. Before 1.38 the field does not exist (decoding refuses it); a
+// configuration built in Go that sets it is refused as Forbidden.
+func (v *validator) conditionsReview(w *WebhookConfiguration, path *field.Path) field.ErrorList {
+	crPath := path.Child("conditionsReview")
+	if !kubeversions.Has(v.opts.Kube, kubeversions.AuthorizationConditionsReview) {
+		return field.ErrorList{field.Forbidden(crPath, fmt.Sprintf("Kubernetes %s has no conditionsReview (1.38 brings it)", v.opts.Kube.Version()))}
+	}
+	var errs field.ErrorList
+	if w.SubjectAccessReviewVersion != SubjectAccessReviewVersionV1 {
+		errs = append(errs, field.Forbidden(crPath, "may only be set when subjectAccessReviewVersion=v1"))
+	}
+	if !v.opts.Kube.Enabled(kube.ConditionalAuthorization) {
+		errs = append(errs, field.Forbidden(crPath, "the ConditionalAuthorization feature gate must be on to use this field"))
+	}
+	r := w.ConditionsReview
+	if w.ConnectionInfo.Type != ConnectionTypeKubeConfigFile && r.KubeConfigContextName != "" {
+		errs = append(errs, field.Forbidden(crPath.Child("kubeConfigContextName"),
+			fmt.Sprintf("may only be specified when %s=%s", path.Child("connectionInfo", "type"), ConnectionTypeKubeConfigFile)))
+	}
+	switch r.Version {
+	case "":
+		errs = append(errs, field.Required(crPath.Child("version"), ""))
+	case ConditionsReviewVersionV1Alpha1:
+	default:
+		errs = append(errs, field.NotSupported(crPath.Child("version"), r.Version, []string{ConditionsReviewVersionV1Alpha1}))
+	}
+	return errs
 }

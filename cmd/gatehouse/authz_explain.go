@@ -211,7 +211,7 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	if err != nil {
 		return err
 	}
-	compiled, errs := validateConfig(ins[0].data, compiler, false, nil)
+	compiled, errs := validateConfig(a.kube, ins[0].data, compiler, false, nil)
 	if len(errs) > 0 {
 		msgs := make([]string, len(errs))
 		for i, e := range errs {

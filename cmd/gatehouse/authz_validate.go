@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -115,7 +116,7 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 		if in.err != nil {
 			return fmt.Errorf("--reload-of: %w", in.err)
 		}
-		startup, err = authzconfig.Decode(in.data)
+		startup, err = authzconfig.DecodeFor(a.kube, in.data)
 		if err != nil {
 			return fmt.Errorf("--reload-of %s: failed to load AuthorizationConfiguration from file: %w", o.reloadOf, err)
 		}
@@ -128,7 +129,7 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 			f.Verdict, f.InputError = verdictInputError, in.err.Error()
 			inputErrors = true
 		} else {
-			_, f.Errors = validateConfig(in.data, compiler, o.checkFiles, startup)
+			_, f.Errors = validateConfig(a.kube, in.data, compiler, o.checkFiles, startup)
 			f.Hints = hintsFor(in.data, f.Errors)
 			f.Verdict = verdictValid
 			if len(f.Errors) > 0 {
@@ -153,16 +154,16 @@ func (a *app) authzValidate(args []string, o validateOptions) error {
 	return nil
 }
 
-// validateConfig checks a configuration file as kube-apiserver 1.37 does
+// validateConfig checks a configuration file as kube-apiserver as k does
 // (authzconfig.DecodeAndValidate) at startup, or, when startup is not nil,
 // on an automatic reload of a server that started with startup, keeping the
 // errors apart. It returns the configuration compiled when it passes.
-func validateConfig(data []byte, compiler *matchcond.AuthorizationCompiler, checkFiles bool, startup *authzconfig.Configuration) (*authzconfig.Compiled, []kubeError) {
-	cfg, err := authzconfig.Decode(data)
+func validateConfig(k kube.Target, data []byte, compiler *matchcond.AuthorizationCompiler, checkFiles bool, startup *authzconfig.Configuration) (*authzconfig.Compiled, []kubeError) {
+	cfg, err := authzconfig.DecodeFor(k, data)
 	if err != nil {
 		return nil, []kubeError{{Type: "Decode", Detail: err.Error(), Message: "failed to load AuthorizationConfiguration from file: " + err.Error()}}
 	}
-	opts := authzconfig.ValidateOptions{SkipFileChecks: !checkFiles, Compiler: compiler}
+	opts := authzconfig.ValidateOptions{SkipFileChecks: !checkFiles, Compiler: compiler, Kube: k}
 	compiled, errs := authzconfig.ValidateAndCompile(cfg, opts)
 	if len(errs) > 0 {
 		return nil, kubeErrors(errs, false)

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -95,7 +96,7 @@ func FuzzAuthzValidate(f *testing.F) {
 	compiler, err := matchcond.NewAuthorizationCompiler()
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		compiled, errs := validateConfig(data, compiler, false, nil)
+		compiled, errs := validateConfig(kube.Target{}, data, compiler, false, nil)
 		assert.Equal(t, len(errs) == 0, compiled != nil)
 		hints := hintsFor(data, errs)
 		assert.Equal(t, hints, hintsFor(data, errs))

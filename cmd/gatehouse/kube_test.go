@@ -220,3 +220,29 @@ const durationVariable = `  variables:
   - name: long
     expression: "duration(size(object.metadata.name)) > duration('1s')"
 `
+
+// authz validate --kube-version 1.38 knows a webhook's conditionsReview and
+// gives kube-apiserver 1.38's errors; 1.37 does not know the field.
+func TestAuthzValidateConditionsReview(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "authz.yaml")
+	require.NoError(t, os.WriteFile(config, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: webhook
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo: {type: InClusterConfig}
+    conditionsReview: {version: v1alpha1}
+`), 0o600))
+	stdout, _, exit := runCommand([]string{"authz", "validate", config}, "")
+	assert.Equal(t, exitFindings, exit, stdout)
+	assert.Contains(t, stdout, `strict decoding error: unknown field "authorizers[0].webhook.conditionsReview"`)
+	stdout, _, exit = runCommand([]string{"authz", "validate", "--kube-version", "1.38", config}, "")
+	assert.Equal(t, exitFindings, exit, stdout)
+	assert.Contains(t, stdout, "authorizers[0].conditionsReview: Forbidden: the ConditionalAuthorization feature gate must be on to use this field")
+	stdout, _, exit = runCommand([]string{"authz", "validate", "--kube-version", "1.38", "--feature-gates", "ConditionalAuthorization=true", config}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+}

@@ -14,6 +14,7 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -321,7 +322,7 @@ func TestValidateIsDecodeAndValidate(t *testing.T) {
 		data, err := os.ReadFile(file)
 		require.NoError(t, err)
 		for i, startup := range startups {
-			_, got := validateConfig(data, compiler, false, startup)
+			_, got := validateConfig(kube.Target{}, data, compiler, false, startup)
 			_, want := authzconfig.DecodeAndValidate(data, startup, authzconfig.ValidateOptions{SkipFileChecks: true, Compiler: compiler})
 			if want == nil {
 				assert.Empty(t, got, "%s, startup %d", file, i)

@@ -56,6 +56,10 @@ const (
 	// plugins' decoding is not strict, the policy plugins read no
 	// configuration).
 	StaticManifestsDirKnown
+	// AuthorizationConditionsReview: AuthorizationConfiguration v1 has a
+	// webhook's conditionsReview (conditional authorization, 1.38; usable
+	// with the gate ConditionalAuthorization); before, an unknown field.
+	AuthorizationConditionsReview
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -76,6 +80,7 @@ var table = [...]row{
 	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
 	StaticManifestsDirKnown:         {since: kube.V1_36},
+	AuthorizationConditionsReview:   {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

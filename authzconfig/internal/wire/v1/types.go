@@ -33,6 +33,16 @@ type WebhookConfiguration struct {
 	FailurePolicy                            string                  `json:"failurePolicy"`
 	ConnectionInfo                           WebhookConnectionInfo   `json:"connectionInfo"`
 	MatchConditions                          []WebhookMatchCondition `json:"matchConditions"`
+	// ConditionsReview is 1.38's (conditional authorization); before 138
+	// decodes the versions that do not know it.
+	ConditionsReview *ConditionsReviewConfiguration `json:"conditionsReview,omitempty"`
+}
+
+// ConditionsReviewConfiguration is the decoding form of a webhook's
+// conditions review (1.38).
+type ConditionsReviewConfiguration struct {
+	Version               string `json:"version"`
+	KubeConfigContextName string `json:"kubeConfigContextName,omitempty"`
 }
 
 // WebhookConnectionInfo is the decoding form of a webhook's connection.
