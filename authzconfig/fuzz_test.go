@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/gatehouse-dev/gatehouse/kube"
+
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -124,5 +126,29 @@ func FuzzFastPath(f *testing.F) {
 		exact, err := decodeExact(data)
 		require.NoError(t, err, "the fast path accepted:\n%s", data)
 		require.Equal(t, exact, fast, "input:\n%s", data)
+	})
+}
+
+// FuzzDecodeFor138: decoding as 1.38, which knows a webhook's
+// conditionsReview, never panics, and accepts whatever 1.37 accepts, with
+// the same configuration (1.38 adds a field, nothing else).
+func FuzzDecodeFor138(f *testing.F) {
+	addSeeds(f)
+	f.Add([]byte("apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\nauthorizers:\n- type: Webhook\n  name: w\n  webhook:\n    timeout: 3s\n    subjectAccessReviewVersion: v1\n    failurePolicy: Deny\n    connectionInfo: {type: InClusterConfig}\n    conditionsReview: {version: v1alpha1, kubeConfigContextName: c}\n"))
+	f.Add([]byte(`{"apiVersion":"apiserver.config.k8s.io/v1","kind":"AuthorizationConfiguration","authorizers":[{"type":"Webhook","name":"w","webhook":{"\u0063onditionsReview":{"version":"v1alpha1"}}}]}`))
+	v138 := kube.MustParseVersion("1.38")
+	t138, err := kube.TargetFor(v138)
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err138 := DecodeFor(t138, data)
+		want, err137 := Decode(data)
+		if err137 != nil {
+			return
+		}
+		require.NoError(t, err138, "1.37 decodes:\n%s", data)
+		require.Equal(t, want, got, "input:\n%s", data)
+		for _, a := range want.Authorizers {
+			require.True(t, a.Webhook == nil || a.Webhook.ConditionsReview == nil, "1.37 decoded a conditionsReview:\n%s", data)
+		}
 	})
 }
