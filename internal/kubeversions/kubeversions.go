@@ -56,6 +56,12 @@ const (
 	// plugins' decoding is not strict, the policy plugins read no
 	// configuration).
 	StaticManifestsDirKnown
+	// WebhookStaticOrder: the webhook plugins' configuration
+	// (WebhookAdmissionConfiguration) has a staticOrder, where
+	// MutatingAdmissionWebhook runs its static webhooks relative to the API
+	// ones (pkg/admission/plugin/webhook/config, 1.38); before, the field
+	// is unknown (a strict decoding error from 1.36, ignored in 1.35).
+	WebhookStaticOrder
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -76,6 +82,7 @@ var table = [...]row{
 	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
 	StaticManifestsDirKnown:         {since: kube.V1_36},
+	WebhookStaticOrder:              {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.
