@@ -73,6 +73,7 @@ func TestWebhookStaticOrderPerVersion(t *testing.T) {
 	files := FilesOf(fstest.MapFS{"etc/static/x.yaml": {Data: []byte("")}})
 	const head = "apiVersion: apiserver.config.k8s.io/v1\nkind: WebhookAdmissionConfiguration\n"
 	const dir = "staticManifestsDir: /etc/static\n"
+	const kubeconfig = "kubeConfigFile: /etc/kubernetes/webhook.kubeconfig\n"
 	for _, tt := range []struct {
 		version, gates string
 		plugin         Plugin
@@ -80,8 +81,9 @@ func TestWebhookStaticOrderPerVersion(t *testing.T) {
 		order          StaticOrder
 		err            string
 	}{
-		{"1.35", "", MutatingAdmissionWebhook, dir + "staticOrder: ByName\n", "", ""},
-		{"1.35", "", MutatingAdmissionWebhook, "staticOrder: Bogus\n", "", ""},
+		// (1.35 also requires a kubeConfigFile, which gatehouse does not model.)
+		{"1.35", "", MutatingAdmissionWebhook, kubeconfig + dir + "staticOrder: ByName\n", "", ""},
+		{"1.35", "", MutatingAdmissionWebhook, kubeconfig + "staticOrder: Bogus\n", "", ""},
 		{"1.36", "ManifestBasedAdmissionControlConfig=true", MutatingAdmissionWebhook, dir + "staticOrder: ByName\n", "",
 			`strict decoding error: unknown field "staticOrder"`},
 		{"1.37", "", MutatingAdmissionWebhook, dir + "staticOrder: StaticFirst\n", "",

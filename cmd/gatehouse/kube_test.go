@@ -222,6 +222,7 @@ plugins:
   configuration:
     apiVersion: apiserver.config.k8s.io/v1
     kind: WebhookAdmissionConfiguration
+    kubeConfigFile: /etc/kubernetes/webhook.kubeconfig
     staticManifestsDir: `+manifests+`
     staticOrder: `+order+`
 `), 0o600))
