@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/internal/objectdiff"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
@@ -45,7 +47,8 @@ type Config struct {
 	// Static is the content of the plugins' static manifests directories
 	// (kube-apiserver's staticManifestsDir; ConfigOf makes it from loaded
 	// directories). kube-apiserver composes the two sources in each plugin:
-	// the static policies or webhooks run before the API ones, bindings
+	// the static policies or webhooks run before the API ones (the mutating
+	// webhooks as Options.StaticOrder says, from 1.38), bindings
 	// bind only within their source, and only the static ones see requests
 	// on admission configuration objects (webhook configurations, admission
 	// policies and their bindings). A static Config holds no Static of its
@@ -87,6 +90,13 @@ type Options struct {
 	// Kube is the kube-apiserver the chain answers as, every plugin alike:
 	// its version and feature gates; the zero Target is the newest release.
 	Kube kube.Target
+	// StaticOrder is MutatingAdmissionWebhook's staticOrder (its
+	// WebhookAdmissionConfiguration's, kube-apiserver 1.38): where its
+	// static webhooks run relative to the API ones
+	// (admissionmanifest.MergeWebhooks); "" is StaticFirst, the only order
+	// before 1.38 (New refuses another there). The validating webhooks run
+	// static first always.
+	StaticOrder admissionmanifest.StaticOrder
 }
 
 // Chain admits requests as kube-apiserver's admission chain does with its
@@ -109,6 +119,14 @@ func New(cfg Config, o Options) (*Chain, error) {
 	if static.Static != nil {
 		return nil, errors.New("a static Config holds no Static of its own")
 	}
+	if o.StaticOrder != "" {
+		if !o.StaticOrder.Valid() {
+			return nil, fmt.Errorf("staticOrder %q: must be ByName, StaticFirst or StaticLast", o.StaticOrder)
+		}
+		if o.StaticOrder != admissionmanifest.StaticFirst && !kubeversions.Has(o.Kube, kubeversions.WebhookStaticOrder) {
+			return nil, fmt.Errorf("staticOrder %q: kube-apiserver %s runs static webhooks first only (staticOrder is 1.38's)", o.StaticOrder, o.Kube.Version())
+		}
+	}
 	c := &Chain{sink: o.Metrics, clock: o.Clock}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
@@ -128,12 +146,14 @@ func New(cfg Config, o Options) (*Chain, error) {
 	}); err != nil {
 		return nil, err
 	}
-	// The static webhooks first, then the API ones.
-	hooks := admissionmanifest.WebhooksOf(static.ValidatingWebhooks, static.MutatingWebhooks)
-	for i := range hooks {
-		hooks[i].Static = true
+	// The static webhooks first, then the API ones; the mutating ones in
+	// StaticOrder.
+	staticHooks := admissionmanifest.WebhooksOf(static.ValidatingWebhooks, static.MutatingWebhooks)
+	for i := range staticHooks {
+		staticHooks[i].Static = true
 	}
-	if hooks = append(hooks, admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks)...); len(hooks) > 0 {
+	hooks := admissionmanifest.MergeWebhooks(staticHooks, admissionmanifest.WebhooksOf(cfg.ValidatingWebhooks, cfg.MutatingWebhooks), o.StaticOrder)
+	if len(hooks) > 0 {
 		if c.webhooks, err = admissionwebhook.NewDispatcher(hooks, webhookOptions(o)); err != nil {
 			return nil, err
 		}

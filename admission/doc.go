@@ -36,12 +36,14 @@
 // directories (KEP-5793), or from both, as kube-apiserver composes its two
 // sources in each plugin: Config.Static holds the directories' content
 // (ConfigOf gathers loaded directories); the static policies and webhooks
-// run before those registered through the API, bindings bind only within
+// run before those registered through the API (the mutating webhooks as
+// Options.StaticOrder, kube-apiserver 1.38's staticOrder, says: first,
+// last, or interleaved by configuration name), bindings bind only within
 // their source, and only the static ones see requests on admission
 // configuration objects (webhook configurations, admission policies and
 // their bindings), which API ones never do. A Reloader follows the
-// directories of an AdmissionConfiguration file as kube-apiserver's plugins
-// do — each loaded at start (its error is kube-apiserver's startup error),
+// directories of an AdmissionConfiguration file (and MutatingAdmissionWebhook's
+// staticOrder) as kube-apiserver's plugins do — each loaded at start (its error is kube-apiserver's startup error),
 // read again every minute, its new content in force only if all of it loads
 // and the chain builds, the last good content kept otherwise, with
 // kube-apiserver's reload metrics — and enforces them with the API

@@ -38,8 +38,10 @@ type ReloaderOptions struct {
 	// AdmissionConfiguration is an AdmissionConfiguration file
 	// (kube-apiserver's --admission-control-config-file): the
 	// staticManifestsDir of each of the four plugins' configurations is
-	// followed. Dirs adds (or replaces) plugins' directories directly.
-	// At least one directory must be given.
+	// followed, and MutatingAdmissionWebhook's staticOrder orders the
+	// mutating webhooks unless Chain.StaticOrder is set. Dirs adds (or
+	// replaces) plugins' directories directly. At least one directory must
+	// be given.
 	AdmissionConfiguration string
 	Dirs                   map[admissionmanifest.Plugin]string
 	// Files is the file system; the zero value reads the operating
@@ -92,6 +94,7 @@ type followed struct {
 // NewReloader loads the directories and builds the chain.
 func NewReloader(o ReloaderOptions) (*Reloader, error) {
 	dirs := map[admissionmanifest.Plugin]string{}
+	chainOpts := o.Chain
 	if o.AdmissionConfiguration != "" {
 		copts := admissionmanifest.ConfigOptions{Files: o.Files, Kube: o.Chain.Kube}
 		ac, err := admissionmanifest.ReadAdmissionConfiguration(o.AdmissionConfiguration, copts)
@@ -106,6 +109,9 @@ func NewReloader(o ReloaderOptions) (*Reloader, error) {
 			if pc.StaticManifestsDir != "" {
 				dirs[p] = pc.StaticManifestsDir
 			}
+			if p == admissionmanifest.MutatingAdmissionWebhook && chainOpts.StaticOrder == "" {
+				chainOpts.StaticOrder = pc.StaticOrder
+			}
 		}
 	}
 	for p, d := range o.Dirs {
@@ -117,7 +123,7 @@ func NewReloader(o ReloaderOptions) (*Reloader, error) {
 	if o.API.Static != nil {
 		return nil, errors.New("the API Config holds no Static: the static manifests directories are the Reloader's")
 	}
-	r := &Reloader{opts: o.Chain, onReload: o.OnReload, api: o.API}
+	r := &Reloader{opts: chainOpts, onReload: o.OnReload, api: o.API}
 	validator, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesAllowed})
 	if err != nil {
 		return nil, err

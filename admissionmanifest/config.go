@@ -14,6 +14,7 @@ import (
 
 	wirev1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1"
 	wirev1alpha1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1alpha1"
+	wirev1before138 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1before138"
 
 	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/kube"
@@ -33,7 +34,30 @@ type PluginConfiguration struct {
 	// StaticManifestsDir is the plugin's manifests directory; "" when the
 	// plugin reads none.
 	StaticManifestsDir string
+	// StaticOrder is the webhook plugins' staticOrder (1.38): where
+	// MutatingAdmissionWebhook runs its static webhooks relative to the API
+	// ones; "" (unset, and always before 1.38) means StaticFirst.
+	// ValidatingAdmissionWebhook takes only StaticFirst.
+	StaticOrder StaticOrder
 }
+
+// StaticOrder is where the MutatingAdmissionWebhook plugin runs the webhooks
+// of its static manifests relative to those registered through the API
+// (WebhookAdmissionConfiguration's staticOrder, kube-apiserver 1.38). The
+// order of the webhooks of one source, by configuration name, is kept.
+type StaticOrder string
+
+// The staticOrder values.
+const (
+	// StaticFirst runs the static webhooks before the API ones (the
+	// default, and the only order before 1.38).
+	StaticFirst StaticOrder = "StaticFirst"
+	// StaticLast runs them after the API ones.
+	StaticLast StaticOrder = "StaticLast"
+	// ByName interleaves the two sources' configurations, stably sorted
+	// together by configuration name (static first among equal names).
+	ByName StaticOrder = "ByName"
+)
 
 // ConfigOptions configure the reading of configurations.
 type ConfigOptions struct {
@@ -43,7 +67,9 @@ type ConfigOptions struct {
 	Files Files
 	// Kube is the kube-apiserver that reads the configuration (the zero
 	// Target is the newest release): 1.35 ignores a staticManifestsDir, 1.36
-	// refuses one unless its ManifestBasedAdmissionControlConfig gate is on.
+	// refuses one unless its ManifestBasedAdmissionControlConfig gate is on;
+	// staticOrder is 1.38's (1.36 and 1.37 refuse it as an unknown field,
+	// 1.35 ignores it).
 	Kube kube.Target
 }
 
@@ -70,7 +96,15 @@ const (
 //     "kubeConfigFile: Invalid value: \"k\": must be an absolute file path";
 //   - staticManifestsDir, if set, must be absolute ("must be an absolute
 //     file path"), stat ("unable to read: <error>") and be a directory
-//     ("must be a directory"), each a *field.Error on staticManifestsDir.
+//     ("must be a directory"), each a *field.Error on staticManifestsDir;
+//   - staticOrder (webhook plugins, 1.38; an unknown field in 1.36 and
+//     1.37, ignored in 1.35), if set, needs the
+//     ManifestBasedAdmissionControlConfig gate ("Forbidden"), must be
+//     ByName, StaticFirst or StaticLast ("Unsupported value") and needs a
+//     staticManifestsDir ("may only be set when staticManifestsDir is
+//     set"); ValidatingAdmissionWebhook takes only StaticFirst ("only
+//     \"StaticFirst\" is supported by ValidatingAdmissionWebhook"), each a
+//     *field.Error on staticOrder.
 //
 // Nil data means that the plugin has no configuration: an empty one, as in
 // kube-apiserver. Empty but non-nil data is a decoding error.
@@ -83,8 +117,14 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 		return cfg, nil
 	}
 	decoder := policyConfigDecoder
-	if plugin.webhooks() {
+	switch {
+	case !plugin.webhooks():
+	case kubeversions.Has(opts.Kube, kubeversions.WebhookStaticOrder) || !kubeversions.Has(opts.Kube, kubeversions.StaticManifestsDirKnown):
+		// 1.35's decoding is not strict: its unknown staticOrder is dropped
+		// below, as its staticManifestsDir is.
 		decoder = webhookConfigDecoder
+	default:
+		decoder = webhookConfigDecoderBefore138
 	}
 	obj, _, err := decoder().Decode(data, nil, nil)
 	if err != nil {
@@ -92,6 +132,14 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 	}
 	switch c := obj.(type) {
 	case *wirev1.WebhookAdmission:
+		if c.KubeConfigFile != "" && !path.IsAbs(c.KubeConfigFile) {
+			return nil, field.Invalid(field.NewPath("kubeConfigFile"), c.KubeConfigFile, "must be an absolute file path")
+		}
+		cfg.KubeConfigFile, cfg.StaticManifestsDir = c.KubeConfigFile, c.StaticManifestsDir
+		if kubeversions.Has(opts.Kube, kubeversions.WebhookStaticOrder) {
+			cfg.StaticOrder = StaticOrder(c.StaticOrder)
+		}
+	case *wirev1before138.WebhookAdmission:
 		if c.KubeConfigFile != "" && !path.IsAbs(c.KubeConfigFile) {
 			return nil, field.Invalid(field.NewPath("kubeConfigFile"), c.KubeConfigFile, "must be an absolute file path")
 		}
@@ -114,7 +162,44 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 	if err := ValidateStaticManifestsDirFor(opts.Kube, cfg.StaticManifestsDir, opts.Files); err != nil {
 		return nil, err
 	}
+	if err := validateStaticOrder(opts.Kube, cfg); err != nil {
+		return nil, err
+	}
 	return cfg, nil
+}
+
+// validateStaticOrder is kube-apiserver 1.38's check of a webhook plugin's
+// staticOrder, then ValidatingAdmissionWebhook's own ("" is StaticFirst).
+func validateStaticOrder(t kube.Target, cfg *PluginConfiguration) error {
+	p := field.NewPath("staticOrder")
+	if order := cfg.StaticOrder; order != "" {
+		if !kubeversions.Has(t, kubeversions.StaticManifests) {
+			return field.Forbidden(p, "staticOrder requires the ManifestBasedAdmissionControlConfig feature gate to be enabled")
+		}
+		if !order.Valid() {
+			return field.NotSupported(p, string(order), []StaticOrder{ByName, StaticFirst, StaticLast})
+		}
+		if cfg.StaticManifestsDir == "" {
+			return field.Invalid(p, string(order), "may only be set when staticManifestsDir is set")
+		}
+	}
+	if order := cfg.StaticOrder.OrDefault(); cfg.Plugin == ValidatingAdmissionWebhook && order != StaticFirst {
+		return field.Invalid(p, string(order), fmt.Sprintf("only %q is supported by %s", StaticFirst, ValidatingAdmissionWebhook))
+	}
+	return nil
+}
+
+// Valid tells whether o is one of the three orders.
+func (o StaticOrder) Valid() bool {
+	return o == StaticFirst || o == StaticLast || o == ByName
+}
+
+// OrDefault is o, or StaticFirst for "".
+func (o StaticOrder) OrDefault() StaticOrder {
+	if o == "" {
+		return StaticFirst
+	}
+	return o
 }
 
 // ValidateStaticManifestsDirFor is ValidateStaticManifestsDir as
@@ -249,6 +334,11 @@ var (
 	webhookConfigDecoder = sync.OnceValue(func() runtime.Decoder {
 		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{
 			configV1.WithKind(kindWebhookAdmission): &wirev1.WebhookAdmission{},
+		})
+	})
+	webhookConfigDecoderBefore138 = sync.OnceValue(func() runtime.Decoder {
+		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{
+			configV1.WithKind(kindWebhookAdmission): &wirev1before138.WebhookAdmission{},
 		})
 	})
 	policyConfigDecoder = sync.OnceValue(func() runtime.Decoder {

@@ -124,6 +124,12 @@
 //     names ending with ".static.k8s.io" are reserved for static
 //     manifest-based configurations and cannot be managed via the API").
 //
+// Of 1.38 (k8s.io/apiserver v0.38.0-beta.0), the webhook plugins'
+// staticOrder (ConfigOptions.Kube; PluginConfiguration.StaticOrder): 1.38
+// checks it as kube-apiserver does, 1.36 and 1.37 refuse it as an unknown
+// field, 1.35 ignores it; MergeWebhooks orders static and API mutating
+// webhooks by it (StaticFirst, StaticLast, ByName).
+//
 // # Differences from kube-apiserver
 //
 //   - The password of a webhook URL. kube-apiserver prints the user

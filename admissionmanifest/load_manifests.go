@@ -154,7 +154,8 @@ type Webhook struct {
 	NamespaceSelector, ObjectSelector labels.Selector
 	// Static is true for a webhook loaded from a static manifests directory
 	// (set by the loader): kube-apiserver calls the static webhooks before
-	// those registered through the API, and only the static ones for
+	// those registered through the API (the mutating ones as staticOrder
+	// says, 1.38: MergeWebhooks), and only the static ones for
 	// requests on admission configuration objects (webhook configurations,
 	// admission policies and their bindings).
 	Static bool
@@ -253,6 +254,45 @@ func WebhooksOf(validating []*admissionregistrationv1.ValidatingWebhookConfigura
 	sortByName(mutating)
 	hooks, _ := webhooksOf(validating, mutating, "")
 	return hooks
+}
+
+// MergeWebhooks joins the webhooks of a plugin's static manifests and those
+// registered through the API (each as WebhooksOf or the loader orders them)
+// as kube-apiserver 1.38's webhook plugins do: the validating ones static
+// first (ValidatingAdmissionWebhook takes no other order); the mutating ones
+// by order (MutatingAdmissionWebhook's staticOrder; "" is StaticFirst): the
+// static ones before the API ones (StaticFirst), after them (StaticLast), or
+// the two sources' configurations stably sorted together by configuration
+// name, each one's webhooks kept in order (ByName). An order that is not
+// Valid is StaticFirst. Static is left as it is.
+func MergeWebhooks(static, api []Webhook, order StaticOrder) []Webhook {
+	out := make([]Webhook, 0, len(static)+len(api))
+	var staticMutating, apiMutating []Webhook
+	for _, w := range static {
+		if w.Mutating != nil {
+			staticMutating = append(staticMutating, w)
+		} else {
+			out = append(out, w)
+		}
+	}
+	for _, w := range api {
+		if w.Mutating != nil {
+			apiMutating = append(apiMutating, w)
+		} else {
+			out = append(out, w)
+		}
+	}
+	n := len(out)
+	switch order {
+	case StaticLast:
+		out = append(append(out, apiMutating...), staticMutating...)
+	case ByName:
+		out = append(append(out, staticMutating...), apiMutating...)
+		slices.SortStableFunc(out[n:], func(a, b Webhook) int { return strings.Compare(a.ConfigurationName, b.ConfigurationName) })
+	default:
+		out = append(append(out, staticMutating...), apiMutating...)
+	}
+	return out
 }
 
 // webhooksOf builds the webhooks of configurations, their UIDs prefixed;

@@ -91,7 +91,8 @@
 //
 // Static webhooks (admissionmanifest.Webhook.Static, loaded from a static
 // manifests directory) come before the API ones in a dispatcher's webhooks,
-// as kube-apiserver orders them, and are the only ones called for requests
+// as kube-apiserver orders them (the mutating ones as 1.38's staticOrder
+// says: admissionmanifest.MergeWebhooks), and are the only ones called for requests
 // on admission configuration objects when MatchOptions.API is set.
 //
 // # Reinvocation

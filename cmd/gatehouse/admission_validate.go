@@ -45,6 +45,9 @@ type admissionLoad struct {
 	Objects []string `json:"objects"`
 	// Webhooks are the webhooks of the loaded configurations.
 	Webhooks []admissionWebhook `json:"webhooks"`
+	// StaticOrder is the webhook plugin's staticOrder (1.38), when its
+	// configuration sets one.
+	StaticOrder string `json:"staticOrder,omitempty"`
 }
 
 type admissionWebhook struct {
@@ -140,7 +143,9 @@ func (a *app) admissionValidate(plugin admissionmanifest.Plugin, config string, 
 				report.Loads = append(report.Loads, admissionLoad{Plugin: string(p), Path: dir, Error: err.Error(), Objects: []string{}, Webhooks: []admissionWebhook{}})
 				continue
 			}
-			report.Loads = append(report.Loads, loadManifests(p, dir, admissionmanifest.LoadOptions{Validator: v}))
+			l := loadManifests(p, dir, admissionmanifest.LoadOptions{Validator: v})
+			l.StaticOrder = string(cfg.StaticOrder)
+			report.Loads = append(report.Loads, l)
 		}
 	}
 	for _, path := range paths {
@@ -303,11 +308,15 @@ func (r admissionReport) text(p *printer) {
 			p.block(where+": "+p.paint(red, "kube-apiserver would not start")+": ", l.Error)
 			continue
 		}
+		order := ""
+		if l.StaticOrder != "" {
+			order = ", staticOrder " + l.StaticOrder
+		}
 		if len(l.Objects) == 0 {
-			p.linef("%s: %s, no manifests", where, p.paint(green, "loads"))
+			p.linef("%s: %s, no manifests%s", where, p.paint(green, "loads"), order)
 			continue
 		}
-		p.linef("%s: %s %d objects, hash %s", where, p.paint(green, "loads"), len(l.Objects), l.Hash)
+		p.linef("%s: %s %d objects, hash %s%s", where, p.paint(green, "loads"), len(l.Objects), l.Hash, order)
 		for _, o := range l.Objects {
 			p.linef("  %s", o)
 		}

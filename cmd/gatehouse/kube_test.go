@@ -246,3 +246,54 @@ authorizers:
 	stdout, _, exit = runCommand([]string{"authz", "validate", "--kube-version", "1.38", "--feature-gates", "ConditionalAuthorization=true", config}, "")
 	assert.Equal(t, exitOK, exit, stdout)
 }
+
+// admission validate --admission-config reads the webhook plugins'
+// staticOrder as that version does: 1.38 checks it, 1.36 and 1.37 refuse
+// the unknown field, 1.35 ignores it (and the staticManifestsDir).
+func TestAdmissionValidateStaticOrder(t *testing.T) {
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "mutating")
+	assert.NoError(t, os.Mkdir(manifests, 0o700))
+	write := func(name, plugin, order string) string {
+		file := filepath.Join(dir, name)
+		assert.NoError(t, os.WriteFile(file, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: `+plugin+`
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: WebhookAdmissionConfiguration
+    kubeConfigFile: /etc/kubernetes/webhook.kubeconfig
+    staticManifestsDir: `+manifests+`
+    staticOrder: `+order+`
+`), 0o600))
+		return file
+	}
+	mutating := write("mutating.yaml", "MutatingAdmissionWebhook", "ByName")
+	stdout, _, exit := runCommand([]string{"admission", "validate", "--kube-version", "1.38", "--admission-config", mutating}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+	assert.Contains(t, stdout, manifests+" (MutatingAdmissionWebhook): loads, no manifests, staticOrder ByName\n")
+	stdout, _, _ = runCommand([]string{"admission", "validate", "--kube-version", "1.38", "--admission-config", mutating, "-o", "json"}, "")
+	assert.Contains(t, stdout, `"staticOrder": "ByName"`)
+
+	for _, version := range []string{"1.37", "1.36"} {
+		stdout, _, exit = runCommand([]string{"admission", "validate", "--kube-version", version, "--feature-gates", "ManifestBasedAdmissionControlConfig=true", "--admission-config", mutating}, "")
+		assert.Equal(t, exitFindings, exit, stdout)
+		assert.Contains(t, stdout, `strict decoding error: unknown field "staticOrder"`, version)
+	}
+	stdout, _, exit = runCommand([]string{"admission", "validate", "--kube-version", "1.35", "--admission-config", mutating}, "")
+	assert.Equal(t, exitOK, exit, stdout)
+	assert.NotContains(t, stdout, "staticOrder")
+
+	for _, tt := range []struct{ plugin, order, gates, err string }{
+		{"ValidatingAdmissionWebhook", "StaticLast", "", `staticOrder: Invalid value: "StaticLast": only "StaticFirst" is supported by ValidatingAdmissionWebhook`},
+		{"MutatingAdmissionWebhook", "Last", "", `staticOrder: Unsupported value: "Last": supported values: "ByName", "StaticFirst", "StaticLast"`},
+		{"MutatingAdmissionWebhook", "ByName", "ManifestBasedAdmissionControlConfig=false",
+			"staticManifestsDir: Forbidden: staticManifestsDir requires the ManifestBasedAdmissionControlConfig feature gate to be enabled"},
+	} {
+		config := write("config.yaml", tt.plugin, tt.order)
+		stdout, _, exit = runCommand([]string{"admission", "validate", "--kube-version", "1.38", "--feature-gates", tt.gates, "--admission-config", config}, "")
+		assert.Equal(t, exitFindings, exit, stdout)
+		assert.Contains(t, stdout, tt.err)
+	}
+}

@@ -60,6 +60,12 @@ const (
 	// webhook's conditionsReview (conditional authorization, 1.38; usable
 	// with the gate ConditionalAuthorization); before, an unknown field.
 	AuthorizationConditionsReview
+	// WebhookStaticOrder: the webhook plugins' configuration
+	// (WebhookAdmissionConfiguration) has a staticOrder, where
+	// MutatingAdmissionWebhook runs its static webhooks relative to the API
+	// ones (pkg/admission/plugin/webhook/config, 1.38); before, the field
+	// is unknown (a strict decoding error from 1.36, ignored in 1.35).
+	WebhookStaticOrder
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -81,6 +87,7 @@ var table = [...]row{
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
 	StaticManifestsDirKnown:         {since: kube.V1_36},
 	AuthorizationConditionsReview:   {since: kube.V1_38},
+	WebhookStaticOrder:              {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

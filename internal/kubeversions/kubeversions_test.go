@@ -24,6 +24,7 @@ func TestHas(t *testing.T) {
 		StaticManifests:                 {false, false, true, true},
 		StaticManifestsDirKnown:         {false, true, true, true},
 		AuthorizationConditionsReview:   {false, false, false, true},
+		WebhookStaticOrder:              {false, false, false, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)

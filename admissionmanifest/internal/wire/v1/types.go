@@ -11,11 +11,14 @@ import (
 )
 
 // WebhookAdmission is kube-apiserver's WebhookAdmissionConfiguration type
-// (k8s.io/apiserver/pkg/admission/plugin/webhook/config/apis/webhookadmission/v1).
+// (k8s.io/apiserver/pkg/admission/plugin/webhook/config/apis/webhookadmission/v1),
+// as 1.38 has it; package v1before138 has the one of 1.36 and 1.37, which
+// have no staticOrder.
 type WebhookAdmission struct {
 	metav1.TypeMeta    `json:""`
 	KubeConfigFile     string `json:"kubeConfigFile"`
 	StaticManifestsDir string `json:"staticManifestsDir,omitempty"`
+	StaticOrder        string `json:"staticOrder,omitempty"`
 }
 
 // ValidatingAdmissionPolicyConfiguration is kube-apiserver's
