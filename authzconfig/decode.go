@@ -11,7 +11,7 @@ import (
 	kjson "sigs.k8s.io/json"
 	"sigs.k8s.io/yaml"
 
-	before138 "github.com/gatehouse-dev/gatehouse/authzconfig/internal/wire/v1/before138"
+	before138 "github.com/gatehouse-dev/gatehouse/authzconfig/internal/wire/v1before138"
 	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/kube"
 )

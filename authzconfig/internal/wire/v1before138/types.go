@@ -1,4 +1,4 @@
-// Package v1 (before138) holds the decoding form of
+// Package v1 (v1before138) holds the decoding form of
 // apiserver.config.k8s.io/v1 AuthorizationConfiguration as Kubernetes 1.37
 // and before know it: without a webhook's conditionsReview. Only its errors
 // are used (a file naming conditionsReview fails to decode there); the
