@@ -56,6 +56,13 @@ const (
 	// plugins' decoding is not strict, the policy plugins read no
 	// configuration).
 	StaticManifestsDirKnown
+	// UnrequestedConditionalDecisionFails: a webhook authorizer's
+	// SubjectAccessReview (v1) answer has status.conditionalDecision, and
+	// one that carries it, though the request did not ask for conditions,
+	// fails closed with the decision's failure decision, unless it denies
+	// (plugin/pkg/authorizer/webhook, 1.38, not gated); before, the field
+	// is unknown and ignored.
+	UnrequestedConditionalDecisionFails
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -76,6 +83,8 @@ var table = [...]row{
 	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
 	StaticManifestsDirKnown:         {since: kube.V1_36},
+
+	UnrequestedConditionalDecisionFails: {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

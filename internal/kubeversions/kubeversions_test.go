@@ -23,6 +23,8 @@ func TestHas(t *testing.T) {
 		WebhooksExcludeVirtualResources: {false, false, true, true},
 		StaticManifests:                 {false, false, true, true},
 		StaticManifestsDirKnown:         {false, true, true, true},
+
+		UnrequestedConditionalDecisionFails: {false, false, false, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
