@@ -79,7 +79,7 @@ func TestDecodeReview(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeReview(tt.code, tt.ct, tt.ra, []byte(tt.body), tt.v1beta1)
+			got, err := decodeReview(tt.code, tt.ct, tt.ra, []byte(tt.body), tt.v1beta1, conditionalReading{})
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 				assert.Equal(t, tt.want, got)
@@ -122,7 +122,7 @@ func FuzzDecodeReview(f *testing.F) {
 	f.Add(429, "", "x", []byte(`{"kind":"Status","status":"Failure","code":429,"details":{"retryAfterSeconds":-3}}`))
 	codec := referenceCodec()
 	f.Fuzz(func(t *testing.T, code int, ct, ra string, body []byte) {
-		got, err := decodeReview(code, ct, ra, body, false)
+		got, err := decodeReview(code, ct, ra, body, false, conditionalReading{})
 		if err != nil {
 			_ = shouldRetry(err)
 		}
