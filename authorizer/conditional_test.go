@@ -12,6 +12,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/gatehouse-dev/gatehouse/authorizer/authorizertest"
+	"github.com/gatehouse-dev/gatehouse/authzconfig"
 	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
@@ -233,4 +234,80 @@ func TestExplainUnrequestedConditionalDecision(t *testing.T) {
 	tr = Explain(context.Background(), w, podGet("jane"))
 	assert.Equal(t, DecisionAllow, tr.Decision)
 	assert.False(t, tr.Steps[0].Webhook.UnrequestedConditional)
+}
+
+// New gives its webhooks the chain's version.
+func TestNewWebhooksAnswerAsTheChainsVersion(t *testing.T) {
+	srv, kc := fakeWebhook(t, authorizertest.Options{})
+	srv.InjectAlways(authorizertest.Fault{Body: sarBody(true, false, cdWithDeny)})
+	cfg, err := authzconfig.Decode(fmt.Appendf(nil, `apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: conditional
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo:
+      type: KubeConfigFile
+      kubeConfigFile: %s
+`, kc))
+	require.NoError(t, err)
+	for _, v := range []kube.Version{kube.V1_37, kube.V1_38} {
+		chain, err := New(cfg, Options{Kube: targetAt(t, v)})
+		require.NoError(t, err)
+		tr := Explain(context.Background(), chain, podGet("jane"))
+		require.Len(t, tr.Steps, 2)
+		step := tr.Steps[1]
+		if v == kube.V1_38 {
+			assert.Equal(t, DecisionDeny, step.Decision)
+			assert.EqualError(t, step.Err, "webhook subject access review returned unrequested conditional decision")
+			assert.Equal(t, DecisionDeny, tr.Decision)
+		} else {
+			assert.Equal(t, DecisionAllow, step.Decision)
+			assert.NoError(t, step.Err)
+			assert.Equal(t, DecisionAllow, tr.Decision)
+		}
+	}
+}
+
+// FuzzConditionalDecision checks that no answer crashes the 1.38 reading of
+// status.conditionalDecision, and that it changes nothing else: the
+// answer's allowed, denied and reason are read as before 1.38, and an
+// answer unreadable before 1.38 is unreadable from 1.38.
+func FuzzConditionalDecision(f *testing.F) {
+	for _, cd := range []string{
+		cdAllowOnly, cdWithDeny, `null`, `{}`, `"yes"`, `{"type":"Deny"}`, union("a", cdWithDeny, "b", `{"type":"Allow"}`),
+		union("a", union("Not_A_Name", `{"type":"Allow"}`), "b", cdWithDeny), `{"type":"Union","union":[{"authorizerName":5}]}`,
+		denyConditions(129, func(i int) string { return fmt.Sprint("example.com/c", i) }),
+	} {
+		f.Add(sarBody(true, false, cd), false)
+	}
+	f.Add([]byte("status:\n  allowed: true\n  conditionalDecision:\n    type: Union\n    union: [{authorizerName: a, decision: {type: Deny}}]\n"), true)
+	f.Fuzz(func(t *testing.T, body []byte, denyOnError bool) {
+		onError := DecisionNoOpinion
+		if denyOnError {
+			onError = DecisionDeny
+		}
+		before, errBefore := decodeReviewSlow(body, false, conditionalReading{})
+		after, errAfter := decodeReviewSlow(body, false, conditionalReading{on: true, onError: onError})
+		if errBefore != nil {
+			if errAfter == nil {
+				t.Fatalf("%q: unreadable before 1.38 (%v), readable from 1.38", body, errBefore)
+			}
+			return
+		}
+		if errAfter != nil {
+			return // a malformed conditionalDecision
+		}
+		if before.conditional != noConditional {
+			t.Fatalf("%q: a conditional decision read before 1.38", body)
+		}
+		after.conditional = noConditional
+		if after != before {
+			t.Fatalf("%q: before 1.38 %+v, from 1.38 %+v", body, before, after)
+		}
+	})
 }
