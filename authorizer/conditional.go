@@ -23,6 +23,9 @@ import (
 // large, invalid or without Allow and Deny conditions, a union with invalid
 // names or a single possible outcome, an unknown type (the failure policy's
 // decision). Only what the failure decision depends on is computed here.
+//
+// The decision is read from JSON and YAML answers (response.go) and from
+// protobuf ones (conditionalproto.go).
 
 // errUnrequestedConditional is kube-apiserver's error for an answer with a
 // conditional decision the request did not ask for.

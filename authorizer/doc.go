@@ -124,11 +124,13 @@
 //   - Nothing is logged: kube-apiserver logs "Failed to make webhook
 //     authorizer request"; here the error is returned and Explain tells the
 //     rest.
-//   - At 1.38, a conditionalDecision is read from JSON and YAML answers
-//     only: in a protobuf answer (which kube-apiserver's client accepts
-//     but does not ask for) it is ignored. When both it and another status
-//     field have the wrong JSON type, the error names the other field;
-//     kube-apiserver's names the first in the document.
+//   - At 1.38, an answer whose conditionalDecision and another field are
+//     both malformed is an error in both, but the error names the other
+//     field, where kube-apiserver's names the first in the answer. In a
+//     protobuf answer, a malformed conditionalDecision has the generated
+//     code's error texts for wrong wire types, illegal tags and truncation,
+//     and protowire's for the rest; decisions nested more than 10000 unions
+//     deep are an error here.
 //   - NewChainFor refuses an empty or duplicate authorizer name at every
 //     version, with the texts of kube-apiserver 1.37's union.New. Before
 //     1.37 union.New took no names and checked none; kube-apiserver's chain

@@ -247,23 +247,26 @@ func decodeReviewSlow(body []byte, v1beta1 bool, cond conditionalReading) (revie
 	if cond.on {
 		// 1.38's type has status.conditionalDecision, which k8s.io/api
 		// v0.37's lacks: read it on its own, with the same decoder.
-		var extra sarv1.SubjectAccessReview
-		if err := p.decodeExtra(&extra); err != nil {
+		cd, err := p.conditionalDecision()
+		if err != nil {
 			return reviewStatus{}, err
 		}
-		st.conditional = cond.failure(extra.Status.ConditionalDecision)
+		st.conditional = cond.failure(cd)
 	}
 	return st, nil
 }
 
-// decodeExtra unmarshals the JSON payload into obj, a gatehouse mirror of
-// fields newer than gatehouse's k8s.io/api, as decode does. A protobuf
-// payload is not read: the mirrors have no protobuf decoding.
-func (p payload) decodeExtra(obj any) error {
+// conditionalDecision reads a v1 SubjectAccessReview payload's
+// status.conditionalDecision, as decode would with k8s.io/api v0.38.
+func (p payload) conditionalDecision() (*sarv1.ConditionsAwareDecision, error) {
 	if p.proto {
-		return nil
+		return protoConditionalDecision(p.data)
 	}
-	return kjson.UnmarshalCaseSensitivePreserveInts(p.data, obj)
+	var extra sarv1.SubjectAccessReview
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(p.data, &extra); err != nil {
+		return nil, err
+	}
+	return extra.Status.ConditionalDecision, nil
 }
 
 // unversionedKinds are found by client-go's scheme whatever the apiVersion.
