@@ -115,6 +115,9 @@ func FuzzDecodeReview(f *testing.F) {
 		`{"status":{"allowed":true}}`, `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","status":{"denied":true,"reason":"x"}}`,
 		`{"kind":"Status","status":"Failure","code":500}`, `null`, `[]`, `{"apiVersion":"a/b/c"}`, `{"status":{"allowed":1}}`,
 		`{"metadata":{"name":5}}`, `{"Kind":"Foo"}`, `{"apiVersion":"authorization.k8s.io/v1beta1"}`,
+		// 1.38's status.conditionalDecision, unknown to the v0.37 types.
+		`{"status":{"allowed":true,"conditionalDecision":{"type":"ConditionsMap","conditionsMap":{"denyConditions":[{"id":"example.com/d"}]}}}}`,
+		`{"status":{"conditionalDecision":"yes","reason":"r"}}`,
 	} {
 		f.Add(200, "application/json", "", []byte(s))
 	}
