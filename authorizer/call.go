@@ -114,7 +114,7 @@ func (w *Webhook) readResponse(resp *http.Response) (int, reviewStatus, error) {
 		return 0, reviewStatus{}, fmt.Errorf("the webhook's response is larger than %d bytes", maxResponseBytes)
 	}
 	ct := resp.Header.Get("Content-Type")
-	st, err := decodeReview(resp.StatusCode, ct, resp.Header.Get("Retry-After"), body, w.v1beta1)
+	st, err := decodeReview(resp.StatusCode, ct, resp.Header.Get("Retry-After"), body, w.v1beta1, w.conditional)
 	code := resp.StatusCode
 	if isContentTypeError(ct, err) {
 		code = 0

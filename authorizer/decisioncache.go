@@ -17,6 +17,9 @@ const decisionCacheSize = 8192
 type reviewStatus struct {
 	allowed, denied bool
 	reason          string
+	// conditional is the failure decision of an unrequested
+	// status.conditionalDecision, read at 1.38 only.
+	conditional conditionalFailure
 }
 
 // decisionCache is a least-recently-used cache whose entries also expire, with

@@ -55,6 +55,35 @@
 // Any failure gives the failure policy's decision (Deny or NoOpinion), no
 // reason, and the error.
 //
+// # Per version
+//
+// Options.Kube (WebhookOptions.Kube for NewWebhook) is the kube-apiserver
+// the chain and its webhooks answer as; what differs:
+//
+//   - An unrequested conditional decision (1.38, not gated). gatehouse's
+//     webhooks never ask for conditions (they are kube-apiserver's plain
+//     Authorize, without the ConditionalAuthorization gate's
+//     conditionsReview). Up to 1.37 a v1 answer's
+//     status.conditionalDecision is unknown and ignored: allowed and
+//     denied decide. From 1.38 it is read: an answer that denies (or
+//     allows and denies) decides as before; otherwise one with a
+//     conditionalDecision, even with allowed true, gives the decision's
+//     failure decision, the answer's reason and the error "webhook subject
+//     access review returned unrequested conditional decision". The
+//     failure decision is Deny if the decision is or could evaluate to
+//     Deny, NoOpinion otherwise, on the decision kube-apiserver builds:
+//     a ConditionsMap with a deny condition could deny (one without a map,
+//     with no conditions, or with NoOpinion conditions only is NoOpinion);
+//     a union could deny if a member could, counting members up to the
+//     first with an unconditional Allow or Deny; an unknown type is the
+//     failure policy's decision. A conditionalDecision of the wrong JSON
+//     shape makes the answer unreadable (the failure policy decides). The
+//     answer is cached by its allowed field as any other (the authorized
+//     TTL if allowed) and fails closed again from the cache; Explain's
+//     WebhookStep.UnrequestedConditional tells. v1beta1 has no such field.
+//   - A NoOpinion reason is prefixed with its authorizer's name from 1.37
+//     (NewChainFor, below).
+//
 // Metrics are kube-apiserver's: apiserver_authorization_webhook_* per try
 // (result success, canceled, timeout or error) and fail-open,
 // apiserver_authorization_match_condition_*, apiserver_authorization_decisions_total
@@ -95,6 +124,13 @@
 //   - Nothing is logged: kube-apiserver logs "Failed to make webhook
 //     authorizer request"; here the error is returned and Explain tells the
 //     rest.
+//   - At 1.38, an answer whose conditionalDecision and another field are
+//     both malformed is an error in both, but the error names the other
+//     field, where kube-apiserver's names the first in the answer. In a
+//     protobuf answer, a malformed conditionalDecision has the generated
+//     code's error texts for wrong wire types, illegal tags and truncation,
+//     and protowire's for the rest; decisions nested more than 10000 unions
+//     deep are an error here.
 //   - NewChainFor refuses an empty or duplicate authorizer name at every
 //     version, with the texts of kube-apiserver 1.37's union.New. Before
 //     1.37 union.New took no names and checked none; kube-apiserver's chain

@@ -59,6 +59,12 @@ type WebhookStep struct {
 	// FailurePolicy is true when the decision is the failure policy's,
 	// because the call failed or a match condition could not be evaluated.
 	FailurePolicy bool
+	// UnrequestedConditional is true when the answer (called for or
+	// cached) decided by its status.conditionalDecision, which the webhook
+	// never asks for: from 1.38 such an answer, unless it denies, fails
+	// closed with the decision's failure decision (Deny if it could deny,
+	// else NoOpinion) and an error.
+	UnrequestedConditional bool
 }
 
 // MatchOutcome is the result of a webhook's match conditions.
@@ -254,6 +260,9 @@ func (w *WebhookStep) summary() string {
 	}
 	if w.FailurePolicy {
 		parts = append(parts, "decided by failurePolicy")
+	}
+	if w.UnrequestedConditional {
+		parts = append(parts, "unrequested conditionalDecision: failed closed")
 	}
 	return strings.Join(parts, "; ")
 }

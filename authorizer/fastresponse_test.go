@@ -46,7 +46,7 @@ func TestFastDecodeReview(t *testing.T) {
 		assert.Equal(t, tt.ok, ok, "%q", tt.body)
 		if ok {
 			assert.Equal(t, tt.want, got, "%q", tt.body)
-			slow, err := decodeReviewSlow([]byte(tt.body), tt.v1beta1)
+			slow, err := decodeReviewSlow([]byte(tt.body), tt.v1beta1, conditionalReading{})
 			assert.NoError(t, err)
 			assert.Equal(t, tt.want, slow)
 		}
@@ -63,7 +63,7 @@ func FuzzFastDecodeReview(f *testing.F) {
 		if !ok {
 			return
 		}
-		slow, err := decodeReviewSlow(body, v1beta1)
+		slow, err := decodeReviewSlow(body, v1beta1, conditionalReading{})
 		if err != nil || slow != fast {
 			t.Fatalf("%q: fast %+v, faithful %+v %v", body, fast, slow, err)
 		}

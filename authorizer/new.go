@@ -138,6 +138,7 @@ func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *auth
 		MatchConditions:            webhookConditions(wc),
 		Compiler:                   compiler,
 		CompiledMatchConditions:    matcher,
+		Kube:                       opts.Kube,
 		Backoff:                    opts.Backoff,
 		Clock:                      opts.Clock,
 		Metrics:                    opts.Metrics,

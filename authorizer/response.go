@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode"
 
+	sarv1 "github.com/gatehouse-dev/gatehouse/internal/sarv1"
 	authorizationv1 "k8s.io/api/authorization/v1"
 	authorizationv1beta1 "k8s.io/api/authorization/v1beta1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,7 +50,7 @@ const schemeName = "pkg/runtime/scheme.go:111"
 
 // decodeReview interprets one HTTP response: its status code, its
 // Content-Type and Retry-After headers and its body.
-func decodeReview(code int, contentType, retryAfter string, body []byte, v1beta1 bool) (reviewStatus, error) {
+func decodeReview(code int, contentType, retryAfter string, body []byte, v1beta1 bool, cond conditionalReading) (reviewStatus, error) {
 	// A body without a Content-Type counts as text in error messages, and is
 	// decoded as the client's own content type, JSON.
 	text := contentType == ""
@@ -67,7 +68,7 @@ func decodeReview(code int, contentType, retryAfter string, body []byte, v1beta1
 	if len(body) == 0 {
 		return reviewStatus{}, fmt.Errorf("0-length response with status code: %d and content type: %s", code, contentType)
 	}
-	return decodeReviewBody(body, v1beta1)
+	return decodeReviewBody(body, v1beta1, cond)
 }
 
 // responseError is the error of a response outside 200-206.
@@ -187,15 +188,17 @@ func interpretKind(body []byte) (schema.GroupVersionKind, error) {
 }
 
 // decodeReviewBody decodes a 2xx body.
-func decodeReviewBody(body []byte, v1beta1 bool) (reviewStatus, error) {
+// The fast path reads no conditionalDecision: it leaves an answer with one
+// to the faithful path.
+func decodeReviewBody(body []byte, v1beta1 bool, cond conditionalReading) (reviewStatus, error) {
 	if st, ok := fastDecodeReview(body, v1beta1); ok {
 		return st, nil
 	}
-	return decodeReviewSlow(body, v1beta1)
+	return decodeReviewSlow(body, v1beta1, cond)
 }
 
 // decodeReviewSlow decodes a 2xx body step by step as client-go does.
-func decodeReviewSlow(body []byte, v1beta1 bool) (reviewStatus, error) {
+func decodeReviewSlow(body []byte, v1beta1 bool, cond conditionalReading) (reviewStatus, error) {
 	p, err := readPayload(body)
 	if err != nil {
 		return reviewStatus{}, err
@@ -240,7 +243,30 @@ func decodeReviewSlow(body []byte, v1beta1 bool) (reviewStatus, error) {
 	if err := p.decode(&sar); err != nil {
 		return reviewStatus{}, err
 	}
-	return reviewStatus{allowed: sar.Status.Allowed, denied: sar.Status.Denied, reason: sar.Status.Reason}, nil
+	st := reviewStatus{allowed: sar.Status.Allowed, denied: sar.Status.Denied, reason: sar.Status.Reason}
+	if cond.on {
+		// 1.38's type has status.conditionalDecision, which k8s.io/api
+		// v0.37's lacks: read it on its own, with the same decoder.
+		cd, err := p.conditionalDecision()
+		if err != nil {
+			return reviewStatus{}, err
+		}
+		st.conditional = cond.failure(cd)
+	}
+	return st, nil
+}
+
+// conditionalDecision reads a v1 SubjectAccessReview payload's
+// status.conditionalDecision, as decode would with k8s.io/api v0.38.
+func (p payload) conditionalDecision() (*sarv1.ConditionsAwareDecision, error) {
+	if p.proto {
+		return protoConditionalDecision(p.data)
+	}
+	var extra sarv1.SubjectAccessReview
+	if err := kjson.UnmarshalCaseSensitivePreserveInts(p.data, &extra); err != nil {
+		return nil, err
+	}
+	return extra.Status.ConditionalDecision, nil
 }
 
 // unversionedKinds are found by client-go's scheme whatever the apiVersion.

@@ -79,7 +79,7 @@ func TestDecodeReview(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeReview(tt.code, tt.ct, tt.ra, []byte(tt.body), tt.v1beta1)
+			got, err := decodeReview(tt.code, tt.ct, tt.ra, []byte(tt.body), tt.v1beta1, conditionalReading{})
 			if tt.wantErr == "" {
 				assert.NoError(t, err)
 				assert.Equal(t, tt.want, got)
@@ -115,6 +115,9 @@ func FuzzDecodeReview(f *testing.F) {
 		`{"status":{"allowed":true}}`, `{"apiVersion":"authorization.k8s.io/v1","kind":"SubjectAccessReview","status":{"denied":true,"reason":"x"}}`,
 		`{"kind":"Status","status":"Failure","code":500}`, `null`, `[]`, `{"apiVersion":"a/b/c"}`, `{"status":{"allowed":1}}`,
 		`{"metadata":{"name":5}}`, `{"Kind":"Foo"}`, `{"apiVersion":"authorization.k8s.io/v1beta1"}`,
+		// 1.38's status.conditionalDecision, unknown to the v0.37 types.
+		`{"status":{"allowed":true,"conditionalDecision":{"type":"ConditionsMap","conditionsMap":{"denyConditions":[{"id":"example.com/d"}]}}}}`,
+		`{"status":{"conditionalDecision":"yes","reason":"r"}}`,
 	} {
 		f.Add(200, "application/json", "", []byte(s))
 	}
@@ -122,7 +125,7 @@ func FuzzDecodeReview(f *testing.F) {
 	f.Add(429, "", "x", []byte(`{"kind":"Status","status":"Failure","code":429,"details":{"retryAfterSeconds":-3}}`))
 	codec := referenceCodec()
 	f.Fuzz(func(t *testing.T, code int, ct, ra string, body []byte) {
-		got, err := decodeReview(code, ct, ra, body, false)
+		got, err := decodeReview(code, ct, ra, body, false, conditionalReading{})
 		if err != nil {
 			_ = shouldRetry(err)
 		}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 	"k8s.io/utils/clock"
 )
@@ -80,6 +82,11 @@ type WebhookOptions struct {
 	// "Go-http-client/1.1" (or /2.0), as kube-apiserver's webhook client
 	// does.
 	UserAgent string
+	// Kube is the kube-apiserver the webhook answers as; the zero Target
+	// is the newest release. From 1.38 a v1 answer's
+	// status.conditionalDecision, which the webhook never asks for, fails
+	// closed (see the package documentation).
+	Kube kube.Target
 }
 
 // Webhook is kube-apiserver's webhook authorizer: it asks a remote service by
@@ -98,6 +105,7 @@ type Webhook struct {
 	timeout         time.Duration
 	backoff         Backoff
 	decisionOnError Decision
+	conditional     conditionalReading
 	matcher         *authzcond.AuthorizationMatcher
 	cache           *decisionCache
 	clock           clock.Clock
@@ -138,6 +146,10 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 		w.decisionOnError = DecisionDeny
 	default:
 		return nil, fmt.Errorf("unknown failurePolicy %q", opts.FailurePolicy)
+	}
+	w.conditional = conditionalReading{
+		on:      !w.v1beta1 && kubeversions.Has(opts.Kube, kubeversions.UnrequestedConditionalDecisionFails),
+		onError: w.decisionOnError,
 	}
 	if w.timeout < 0 || w.authorizedTTL < 0 || w.unauthorizedTTL < 0 {
 		return nil, errors.New("webhook timeout and TTLs must not be negative")
@@ -330,7 +342,7 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 			if t != nil {
 				t.Cache = CacheHit
 			}
-			return st.decision()
+			return st.traced(t)
 		}
 		if t != nil {
 			t.Cache = CacheMiss
@@ -356,7 +368,15 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 			w.cache.addAt(sc.key, st, ttl, w.cache.instant(end))
 		}
 	}
-	return st.decision()
+	return st.traced(t)
+}
+
+// traced is the answer's decision, noted in t when t is not nil.
+func (s reviewStatus) traced(t *WebhookStep) (Decision, string, error) {
+	if t != nil && !s.denied && s.conditional != noConditional {
+		t.UnrequestedConditional = true
+	}
+	return s.decision()
 }
 
 // errAllowedAndDenied is kube-apiserver's error for an answer that both allows
@@ -369,6 +389,10 @@ func (s reviewStatus) decision() (Decision, string, error) {
 		return DecisionDeny, s.reason, errAllowedAndDenied
 	case s.denied:
 		return DecisionDeny, s.reason, nil
+	case s.conditional != noConditional:
+		// 1.38: an explicit deny wins, an unrequested conditional decision
+		// fails closed, whatever allowed says.
+		return s.conditional.decision(), s.reason, errUnrequestedConditional
 	case s.allowed:
 		return DecisionAllow, s.reason, nil
 	}

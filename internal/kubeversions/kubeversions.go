@@ -66,6 +66,13 @@ const (
 	// ones (pkg/admission/plugin/webhook/config, 1.38); before, the field
 	// is unknown (a strict decoding error from 1.36, ignored in 1.35).
 	WebhookStaticOrder
+	// UnrequestedConditionalDecisionFails: a webhook authorizer's
+	// SubjectAccessReview (v1) answer has status.conditionalDecision, and
+	// one that carries it, though the request did not ask for conditions,
+	// fails closed with the decision's failure decision, unless it denies
+	// (plugin/pkg/authorizer/webhook, 1.38, not gated); before, the field
+	// is unknown and ignored.
+	UnrequestedConditionalDecisionFails
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -88,6 +95,8 @@ var table = [...]row{
 	StaticManifestsDirKnown:         {since: kube.V1_36},
 	AuthorizationConditionsReview:   {since: kube.V1_38},
 	WebhookStaticOrder:              {since: kube.V1_38},
+
+	UnrequestedConditionalDecisionFails: {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

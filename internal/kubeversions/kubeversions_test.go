@@ -25,6 +25,8 @@ func TestHas(t *testing.T) {
 		StaticManifestsDirKnown:         {false, true, true, true},
 		AuthorizationConditionsReview:   {false, false, false, true},
 		WebhookStaticOrder:              {false, false, false, true},
+
+		UnrequestedConditionalDecisionFails: {false, false, false, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
