@@ -83,19 +83,18 @@ type row struct {
 }
 
 var table = [...]row{
-	UnionReasonPrefix:               {since: kube.V1_37},
-	AuditFailuresAggregated:         {since: kube.V1_37},
-	StoredListsIncludes:             {since: kube.V1_37},
-	NewListsIncludes:                {since: kube.V1_38},
-	CELGo029:                        {since: kube.V1_37},
-	QuantityArithmeticCopies:        {since: kube.V1_37},
-	MutatingAdmissionPolicyPlugin:   {gate: kube.MutatingAdmissionPolicy},
-	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
-	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
-	StaticManifestsDirKnown:         {since: kube.V1_36},
-	AuthorizationConditionsReview:   {since: kube.V1_38},
-	WebhookStaticOrder:              {since: kube.V1_38},
-
+	UnionReasonPrefix:                   {since: kube.V1_37},
+	AuditFailuresAggregated:             {since: kube.V1_37},
+	StoredListsIncludes:                 {since: kube.V1_37},
+	NewListsIncludes:                    {since: kube.V1_38},
+	CELGo029:                            {since: kube.V1_37},
+	QuantityArithmeticCopies:            {since: kube.V1_37},
+	MutatingAdmissionPolicyPlugin:       {gate: kube.MutatingAdmissionPolicy},
+	WebhooksExcludeVirtualResources:     {gate: kube.ExcludeAdmissionWebhookVirtualResources},
+	StaticManifests:                     {gate: kube.ManifestBasedAdmissionControlConfig},
+	StaticManifestsDirKnown:             {since: kube.V1_36},
+	AuthorizationConditionsReview:       {since: kube.V1_38},
+	WebhookStaticOrder:                  {since: kube.V1_38},
 	UnrequestedConditionalDecisionFails: {since: kube.V1_38},
 }
 
