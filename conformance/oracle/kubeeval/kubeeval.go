@@ -50,8 +50,14 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 		return info()
 	case protocol.OpCEL:
 		return e.cel(q)
+	case protocol.OpVAP:
+		v, err := vap(q.VAP)
+		if err != nil {
+			return protocol.Answer{Error: err.Error()}
+		}
+		return protocol.Answer{VAP: v}
 	default:
-		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL)}
+		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpVAP)}
 	}
 }
 
