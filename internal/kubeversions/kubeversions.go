@@ -56,6 +56,13 @@ const (
 	// plugins' decoding is not strict, the policy plugins read no
 	// configuration).
 	StaticManifestsDirKnown
+	// TypeCheckParamsWithoutSchema: ValidatingAdmissionPolicy type checking
+	// declares params (as dyn) whenever the policy has a paramKind; before,
+	// only when the paramKind's schema resolved, so an expression using
+	// params of a kind without a schema got "undeclared reference to
+	// 'params'" (pkg/admission/plugin/policy/validating/typechecking.go,
+	// 1.36).
+	TypeCheckParamsWithoutSchema
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -76,6 +83,7 @@ var table = [...]row{
 	WebhooksExcludeVirtualResources: {gate: kube.ExcludeAdmissionWebhookVirtualResources},
 	StaticManifests:                 {gate: kube.ManifestBasedAdmissionControlConfig},
 	StaticManifestsDirKnown:         {since: kube.V1_36},
+	TypeCheckParamsWithoutSchema:    {since: kube.V1_36},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

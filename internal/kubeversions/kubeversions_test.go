@@ -23,6 +23,7 @@ func TestHas(t *testing.T) {
 		WebhooksExcludeVirtualResources: {false, false, true, true},
 		StaticManifests:                 {false, false, true, true},
 		StaticManifestsDirKnown:         {false, true, true, true},
+		TypeCheckParamsWithoutSchema:    {false, true, true, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
