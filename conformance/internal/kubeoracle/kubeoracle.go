@@ -56,12 +56,6 @@ var modfiles = map[string]string{
 	"1.35": "go.v1.35.mod",
 }
 
-// buildTags names, per version, the build tag that selects kubeeval's files
-// for an API that differs in that version (see the oracle's README).
-var buildTags = map[string]string{
-	"1.35": "k8s135",
-}
-
 // Versions lists every version an oracle can answer for, oldest first.
 func Versions() []string {
 	vs := []string{InProcessVersion}
@@ -181,12 +175,8 @@ func Build(ctx context.Context, version string) (string, error) {
 		return "", fmt.Errorf("%w (go mod download -modfile=%s in %s): %v\n%s", ErrCannotBuild, modfile, dir, err, out)
 	}
 	bin := filepath.Join(buildDir, "oracle-"+version)
-	args := []string{"build", "-modfile=" + modfile, "-o", bin}
-	if tag := buildTags[version]; tag != "" {
-		args = append(args, "-tags", tag)
-	}
-	if out, err := run(append(args, ".")...); err != nil {
-		return "", fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
+	if out, err := run("build", "-modfile="+modfile, "-o", bin, "."); err != nil {
+		return "", fmt.Errorf("go build -modfile=%s in %s: %v\n%s", modfile, dir, err, out)
 	}
 	buildCache[version] = bin
 	return bin, nil

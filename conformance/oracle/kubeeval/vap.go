@@ -343,7 +343,13 @@ type namespaces struct {
 }
 
 func (n namespaces) Get(_ context.Context, name string, _ metav1.GetOptions) (*corev1.Namespace, error) {
-	return n.lister.Get(name)
+	ns, err := n.lister.Get(name)
+	if apierrors.IsNotFound(err) {
+		// The API server's NotFound names the resource (the lister's, the
+		// singular).
+		return nil, apierrors.NewNotFound(corev1.Resource("namespaces"), name)
+	}
+	return ns, err
 }
 
 // allowAll is an authorizer that allows everything.
