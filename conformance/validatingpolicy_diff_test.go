@@ -22,6 +22,7 @@ import (
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/utils/ptr"
 
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
 )
 
@@ -60,7 +61,17 @@ type vapSetup struct {
 
 func newVAPSetup(t testing.TB, w *vapWorld, compiler *validatingpolicy.Compiler) *vapSetup {
 	t.Helper()
-	s := &vapSetup{kube: newKubeVAP(t, w.policies, w.bindings, w.static, w.objects...)}
+	return &vapSetup{
+		kube: newKubeVAP(t, w.policies, w.bindings, w.static, w.objects...),
+		ours: newGatehouseVAP(t, w, compiler, kube.Target{}),
+	}
+}
+
+// newGatehouseVAP is gatehouse's dispatcher over a world, answering as
+// target: ConfigMaps are the only paramKind known, the widgets' versions
+// are equivalent.
+func newGatehouseVAP(t testing.TB, w *vapWorld, compiler *validatingpolicy.Compiler, target kube.Target) *validatingpolicy.Dispatcher {
+	t.Helper()
 	var params []runtime.Object
 	namespaces := map[string]*corev1.Namespace{}
 	for _, o := range w.objects {
@@ -80,6 +91,7 @@ func newVAPSetup(t testing.TB, w *vapWorld, compiler *validatingpolicy.Compiler)
 	configMaps := validatingpolicy.NewParamObjects(nil, params...)
 	d, err := validatingpolicy.NewDispatcher(w.policies, w.bindings, validatingpolicy.Options{
 		Compiler: compiler,
+		Kube:     target,
 		Params: validatingpolicy.ParamSourceFunc(func(kind schema.GroupVersionKind) (validatingpolicy.Params, error) {
 			if kind != corev1.SchemeGroupVersion.WithKind("ConfigMap") {
 				return nil, validatingpolicy.ErrParamKindNotKnown
@@ -100,8 +112,7 @@ func newVAPSetup(t testing.TB, w *vapWorld, compiler *validatingpolicy.Compiler)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.ours = d
-	return s
+	return d
 }
 
 // paramObject is a ConfigMap param as the informer holds it: typed (its
@@ -169,22 +180,7 @@ func TestValidatingPolicyMatchesKubeAPIServer(t *testing.T) {
 // vapCompare validates one request in both and compares everything.
 func vapCompare(t *testing.T, s *vapSetup, r *vapRequest) kubeVAPOutcome {
 	t.Helper()
-	some := r.object
-	if some == nil {
-		some = r.old
-	}
-	gvk := some.GetObjectKind().GroupVersionKind()
-	gvr := gvk.GroupVersion().WithResource(r.resource)
-	var name, namespace string
-	if accessor, ok := some.(metav1.Object); ok {
-		name, namespace = accessor.GetName(), accessor.GetNamespace()
-	}
-	if gvk.Kind == "Namespace" {
-		namespace = name
-	}
-	if r.operation == admission.Connect {
-		gvk, gvr, name, namespace = r.kind, schema.GroupVersionResource{Version: "v1", Resource: r.resource}, r.objName, r.namespace
-	}
+	id := vapIdentityOf(r)
 	var obj, old runtime.Object
 	if r.object != nil {
 		obj = r.object.DeepCopyObject()
@@ -192,12 +188,46 @@ func vapCompare(t *testing.T, s *vapSetup, r *vapRequest) kubeVAPOutcome {
 	if r.old != nil {
 		old = r.old.DeepCopyObject()
 	}
-	attrs := admission.NewAttributesRecord(obj, old, gvk, namespace, name, gvr, r.subresource, r.operation, r.options, r.dryRun, r.user)
+	attrs := admission.NewAttributesRecord(obj, old, id.kind, id.namespace, id.name, id.resource, r.subresource, r.operation, r.options, r.dryRun, r.user)
 	want := s.kube.validate(attrs)
+	res, trace, err := s.ours.Explain(context.Background(), gatehouseVAPRequest(t, r, id))
+	vapCompareOutcome(t, want, res, trace, err)
+	return want
+}
 
+// vapIdentity is what a request addresses.
+type vapIdentity struct {
+	kind            schema.GroupVersionKind
+	resource        schema.GroupVersionResource
+	name, namespace string
+}
+
+// vapIdentityOf derives a request's kind, resource, name and namespace from
+// its objects (a CONNECT's are its own).
+func vapIdentityOf(r *vapRequest) vapIdentity {
+	some := r.object
+	if some == nil {
+		some = r.old
+	}
+	gvk := some.GetObjectKind().GroupVersionKind()
+	id := vapIdentity{kind: gvk, resource: gvk.GroupVersion().WithResource(r.resource)}
+	if accessor, ok := some.(metav1.Object); ok {
+		id.name, id.namespace = accessor.GetName(), accessor.GetNamespace()
+	}
+	if gvk.Kind == "Namespace" {
+		id.namespace = id.name
+	}
+	if r.operation == admission.Connect {
+		id = vapIdentity{kind: r.kind, resource: schema.GroupVersionResource{Version: "v1", Resource: r.resource}, name: r.objName, namespace: r.namespace}
+	}
+	return id
+}
+
+// gatehouseVAPRequest is r as gatehouse's request.
+func gatehouseVAPRequest(t testing.TB, r *vapRequest, id vapIdentity) *validatingpolicy.Request {
 	req := &validatingpolicy.Request{
-		Operation: admissionv1.Operation(r.operation), Kind: gvk, Resource: gvr, SubResource: r.subresource,
-		Name: name, Namespace: namespace, DryRun: r.dryRun, Options: r.options,
+		Operation: admissionv1.Operation(r.operation), Kind: id.kind, Resource: id.resource, SubResource: r.subresource,
+		Name: id.name, Namespace: id.namespace, DryRun: r.dryRun, Options: r.options,
 		UserInfo:  authenticationv1.UserInfo{Username: r.user.Name, UID: r.user.UID, Groups: r.user.Groups},
 		Object:    mdUnstructured(t, r.object),
 		OldObject: mdUnstructured(t, r.old),
@@ -212,7 +242,14 @@ func vapCompare(t *testing.T, s *vapSetup, r *vapRequest) kubeVAPOutcome {
 		}
 		req.UserInfo.Extra[k] = v
 	}
-	res, trace, err := s.ours.Explain(context.Background(), req)
+	return req
+}
+
+// vapCompareOutcome compares gatehouse's answer (res, err, with its trace)
+// with kube-apiserver's: the error's status, the warnings, the audit
+// annotations.
+func vapCompareOutcome(t *testing.T, want kubeVAPOutcome, res validatingpolicy.Result, trace *validatingpolicy.Trace, err error) {
+	t.Helper()
 	fail := func(format string, args ...any) {
 		t.Helper()
 		t.Errorf(format, args...)
@@ -235,7 +272,6 @@ func vapCompare(t *testing.T, s *vapSetup, r *vapRequest) kubeVAPOutcome {
 	if !reflect.DeepEqual(res.AuditAnnotations, want.annotations) {
 		fail("audit annotations:\ngatehouse:      %q\nkube-apiserver: %q", res.AuditAnnotations, want.annotations)
 	}
-	return want
 }
 
 // The pools the generator draws from: every expression kind with values

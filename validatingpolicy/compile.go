@@ -30,6 +30,8 @@ type Compiler struct {
 	noVariables [2][2]*admissioncel.PolicyEnv
 	// stored is the flavor of the environments.
 	stored icel.Flavor
+	// kube is the kube-apiserver the compiler answers as.
+	kube kube.Target
 }
 
 // NewCompiler builds the environments of ValidatingAdmissionPolicies, as
@@ -46,7 +48,7 @@ func NewCompilerFor(t kube.Target) (*Compiler, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Compiler{conditions: conditions, stored: icel.FlavorOf(t, true)}
+	c := &Compiler{conditions: conditions, stored: icel.FlavorOf(t, true), kube: t}
 	for _, params := range []bool{false, true} {
 		for _, authz := range []bool{false, true} {
 			env, err := admissioncel.NewPolicyBaseEnv(c.stored.NewEnv, admissioncel.EnvOptions{Params: params, Authorizer: authz})

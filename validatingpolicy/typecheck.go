@@ -18,6 +18,8 @@ import (
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // maxTypesToCheck is the most kinds kube-apiserver's type checker resolves
@@ -150,7 +152,7 @@ func (c *Compiler) TypeCheck(p *admissionregistrationv1.ValidatingAdmissionPolic
 			o.RESTMapper = meta.MultiRESTMapper{o.RESTMapper, kindsForMapper{crds: o.CustomResources}}
 		}
 	}
-	ctx := newTypeCheckContext(p, o)
+	ctx := newTypeCheckContext(p, o, c.kube)
 	var warnings []admissionregistrationv1.ExpressionWarning
 	fieldRef := field.NewPath("spec", "validations")
 	for i, v := range p.Spec.Validations {
@@ -210,7 +212,7 @@ type typeCheckContext struct {
 	errs []error
 }
 
-func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o TypeCheckOptions) *typeCheckContext {
+func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o TypeCheckOptions, t kube.Target) *typeCheckContext {
 	ctx := &typeCheckContext{variables: p.Spec.Variables}
 	for _, gvk := range typesToCheck(p, o.RESTMapper) {
 		d, found := declType(o.CustomResources, gvk, typeName(gvk.Kind))
@@ -228,6 +230,11 @@ func newTypeCheckContext(p *admissionregistrationv1.ValidatingAdmissionPolicy, o
 			ctx.hasParams = !gvk.Empty()
 			if ctx.hasParams {
 				ctx.params, _ = declType(o.CustomResources, gvk, paramsTypeName(gvk.Kind))
+				// Before 1.36, params are declared only when their kind's
+				// schema resolves.
+				if ctx.params == nil && !kubeversions.Has(t, kubeversions.TypeCheckParamsWithoutSchema) {
+					ctx.hasParams = false
+				}
 			}
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 func rule(groups, versions, resources []string) admissionregistrationv1.NamedRuleWithOperations {
@@ -326,4 +328,43 @@ func ExampleCompiler_TypeCheck() {
 	// apps/v1, Kind=Deployment: ERROR: <input>:1:14: found no matching overload for '_+_' applied to '(string, int)'
 	//  | 'replicas: ' + object.spec.replicas
 	//  | .............^
+}
+
+// Params of a kind whose schema does not resolve: declared as dyn from 1.36
+// on; before, not declared, so using them is an undeclared reference
+// (kubeversions.TypeCheckParamsWithoutSchema).
+func TestTypeCheckParamsWithoutSchemaPerVersion(t *testing.T) {
+	p := policy("p", matching(deployments), validations(
+		admissionregistrationv1.Validation{Expression: "params.x.y == object.spec.replicas"},
+		admissionregistrationv1.Validation{Expression: "object.spec.replicas > 0"}))
+	p.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "example.com/v1", Kind: "Limit"}
+	typed := p.DeepCopy()
+	typed.Spec.ParamKind = &admissionregistrationv1.ParamKind{APIVersion: "v1", Kind: "ConfigMap"}
+	typed.Spec.Validations[0].Expression = "params.data.x == 'y'"
+	for _, tc := range []struct {
+		version string
+		want    string
+	}{
+		{"1.35", "undeclared reference to 'params'"},
+		{"1.36", ""},
+		{"1.37", ""},
+		{"1.38", ""},
+	} {
+		t.Run(tc.version, func(t *testing.T) {
+			target, err := kube.ParseTarget(tc.version)
+			require.NoError(t, err)
+			c, err := NewCompilerFor(target)
+			require.NoError(t, err)
+			got := c.TypeCheck(p, TypeCheckOptions{})
+			if tc.want == "" {
+				assert.Empty(t, got)
+			} else {
+				require.Len(t, got, 1)
+				assert.Equal(t, "spec.validations[0].expression", got[0].FieldRef)
+				assert.Contains(t, got[0].Warning, tc.want)
+			}
+			// Params whose schema resolves are declared at every version.
+			assert.Empty(t, c.TypeCheck(typed, TypeCheckOptions{}))
+		})
+	}
 }

@@ -95,3 +95,42 @@ func TestServeAuthorization(t *testing.T) {
 	require.Equal(t, protocol.Answer{Decision: "NoOpinion"}, got[6])
 	require.Contains(t, got[7].Error, `unknown decision "Maybe"`)
 }
+
+// TestServeVAP dispatches a request to a policy with two failing Audit
+// validations (whatever the version: a warning each and the first failure
+// in the validation_failure annotation), a Deny binding, a missing
+// namespace, and a bad query.
+func TestServeVAP(t *testing.T) {
+	world := `"namespaces":[{"metadata":{"name":"dev"}}],` +
+		`"policies":[{"metadata":{"name":"p"},"spec":{"failurePolicy":"Fail","matchConstraints":{"namespaceSelector":{},"objectSelector":{},"matchPolicy":"Equivalent","resourceRules":[{"operations":["*"],"apiGroups":["*"],"apiVersions":["*"],"resources":["*"],"scope":"*"}]},` +
+		`"validations":[{"expression":"false"},{"expression":"object.metadata.name == 'y'","messageExpression":"'name ' + object.metadata.name"}]}}],`
+	request := func(ns string) string {
+		return `"request":{"operation":"CREATE","kind":{"version":"v1","kind":"ConfigMap"},"resource":{"version":"v1","resource":"configmaps"},"name":"x","namespace":"` + ns +
+			`","object":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"` + ns + `"}},"userInfo":{"username":"alice"}}`
+	}
+	in := strings.Join([]string{
+		`{"op":"vap","vap":{` + world + `"bindings":[{"metadata":{"name":"b"},"spec":{"policyName":"p","validationActions":["Warn","Audit"]}}],` + request("dev") + `}}`,
+		`{"op":"vap","vap":{` + world + `"bindings":[{"metadata":{"name":"b"},"spec":{"policyName":"p","validationActions":["Deny"]}}],` + request("dev") + `}}`,
+		`{"op":"vap","vap":{` + world + `"bindings":[{"metadata":{"name":"b"},"spec":{"policyName":"p","validationActions":["Deny"]}}],` + request("missing") + `}}`,
+		`{"op":"vap"}`,
+	}, "\n")
+	var out strings.Builder
+	require.NoError(t, serve(strings.NewReader(in), &out))
+	var got []protocol.Answer
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		var a protocol.Answer
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
+		got = append(got, a)
+	}
+	require.Len(t, got, 4)
+	require.Empty(t, got[0].Error)
+	require.Equal(t, []string{
+		"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': failed expression: false",
+		"Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': name x",
+	}, got[0].VAP.Warnings)
+	require.Contains(t, got[0].VAP.AuditAnnotations["validation.policy.admission.k8s.io/validation_failure"], `[{"message":"failed expression: false","policy":"p","binding":"b","expressionIndex":0,"validationActions":["Warn","Audit"]}`)
+	require.JSONEq(t, `{"metadata":{},"status":"Failure","message":"configmaps \"x\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: false","reason":"Invalid","details":{"name":"x","kind":"configmaps","causes":[{"message":"ValidatingAdmissionPolicy 'p' with binding 'b' denied request: failed expression: false"}]},"code":422}`, string(got[1].VAP.Status))
+	require.Contains(t, string(got[2].VAP.Status), `"reason":"NotFound"`)
+	require.Contains(t, got[3].Error, "op vap needs vap")
+}

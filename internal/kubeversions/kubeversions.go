@@ -73,6 +73,13 @@ const (
 	// (plugin/pkg/authorizer/webhook, 1.38, not gated); before, the field
 	// is unknown and ignored.
 	UnrequestedConditionalDecisionFails
+	// TypeCheckParamsWithoutSchema: ValidatingAdmissionPolicy type checking
+	// declares params (as dyn) whenever the policy has a paramKind; before,
+	// only when the paramKind's schema resolved, so an expression using
+	// params of a kind without a schema got "undeclared reference to
+	// 'params'" (pkg/admission/plugin/policy/validating/typechecking.go,
+	// 1.36).
+	TypeCheckParamsWithoutSchema
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -96,6 +103,7 @@ var table = [...]row{
 	AuthorizationConditionsReview:       {since: kube.V1_38},
 	WebhookStaticOrder:                  {since: kube.V1_38},
 	UnrequestedConditionalDecisionFails: {since: kube.V1_38},
+	TypeCheckParamsWithoutSchema:        {since: kube.V1_36},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

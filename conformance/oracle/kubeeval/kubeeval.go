@@ -56,8 +56,14 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 		return e.authzConfig(q)
 	case protocol.OpUnion:
 		return e.union(q)
+	case protocol.OpVAP:
+		v, err := vap(q.VAP)
+		if err != nil {
+			return protocol.Answer{Error: err.Error()}
+		}
+		return protocol.Answer{VAP: v}
 	default:
-		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion)}
+		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP)}
 	}
 }
 

@@ -24,6 +24,9 @@ const (
 	// OpUnion asks a chain of scripted authorizers through kube-apiserver's
 	// union authorizer (pkg/authorization/union).
 	OpUnion = "union"
+	// OpVAP dispatches one admission request to ValidatingAdmissionPolicies
+	// as kube-apiserver's policy/validating dispatcher does (VAPQuery).
+	OpVAP = "vap"
 )
 
 // Decisions of OpUnion, as k8s.io/apiserver's authorizer.Decision prints
@@ -93,6 +96,11 @@ type Query struct {
 	// request's attributes are fixed (user "x"): every authorizer answers
 	// its script whatever it is asked.
 	Authorizers []ScriptedAuthorizer `json:"authorizers,omitempty"`
+
+	// OpVAP.
+
+	// VAP is the world and the request.
+	VAP *VAPQuery `json:"vap,omitempty"`
 }
 
 // ScriptedAuthorizer is an authorizer of OpUnion that always gives the
@@ -124,6 +132,127 @@ type FieldError struct {
 	Detail string `json:"detail"`
 	// Text is field.Error.Error(), as kube-apiserver prints it.
 	Text string `json:"text"`
+}
+
+// VAPQuery is a ValidatingAdmissionPolicy dispatch: the cluster's
+// policies, bindings, namespaces and params, and one request. The oracle
+// builds each policy's validator as the plugin's compilePolicy does (the
+// default compatibility version's base environment, stored expressions),
+// gives the hooks to validating.NewDispatcher with an authorizer that
+// allows everything, namespaces and params served from in-memory listers
+// (already synced), and applies the generic plugin's exclusions first.
+// Objects are JSON; the kinds client-go's scheme knows are decoded into
+// their Go types, the others stay unstructured.
+type VAPQuery struct {
+	// Policies and Bindings are admissionregistration.k8s.io/v1
+	// ValidatingAdmissionPolicy and ValidatingAdmissionPolicyBinding
+	// objects, in the order the policy source lists them. A policy without a
+	// binding is left out; a policy whose paramKind's apiVersion does not
+	// parse is left out, as the policy source leaves it out.
+	Policies []json.RawMessage `json:"policies,omitempty"`
+	Bindings []json.RawMessage `json:"bindings,omitempty"`
+	// Namespaces are the v1 Namespaces the namespace lister (and the
+	// client's GET behind it) knows.
+	Namespaces []json.RawMessage `json:"namespaces,omitempty"`
+	// ParamKinds are the kinds the REST mapper knows for params: a policy
+	// whose paramKind is not one of them gets the policy source's
+	// configuration error ("failed to find resource referenced by
+	// paramKind: ..."). The direct GET that 1.37 tries on a cache miss is
+	// not made (the cache holds every param, so it would find nothing more).
+	ParamKinds []VAPParamKind `json:"paramKinds,omitempty"`
+	// Params are the param objects (with apiVersion and kind), served by
+	// the informer of their kind as the informer holds them: a kind of
+	// client-go's scheme typed and without apiVersion and kind, another
+	// unstructured.
+	Params []json.RawMessage `json:"params,omitempty"`
+	// CustomResources are resources served at several versions that are
+	// equivalent (matchPolicy Equivalent), with their conversion. They are
+	// the only equivalences the dispatcher knows.
+	CustomResources []VAPCustomResource `json:"customResources,omitempty"`
+	// Static says the policies come from a static manifests directory: they
+	// then also see the admission policies and bindings themselves.
+	Static bool `json:"static,omitempty"`
+	// Request is the admission request.
+	Request VAPRequest `json:"request"`
+}
+
+// VAPParamKind is a kind params may have.
+type VAPParamKind struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// Namespaced says whether the kind is namespaced (its REST scope).
+	Namespaced bool `json:"namespaced,omitempty"`
+}
+
+// VAPCustomResource is a custom resource served in equivalent versions.
+// Converting an object between versions sets its apiVersion and renames
+// fields: Renames gives, per version, the dotted paths of the first
+// version's fields and their names in that version ({"v2":
+// {"spec.replicas": "spec.size"}}); the last segment alone is renamed.
+type VAPCustomResource struct {
+	Group    string                       `json:"group"`
+	Kind     string                       `json:"kind"`
+	Resource string                       `json:"resource"`
+	Versions []string                     `json:"versions"`
+	Renames  map[string]map[string]string `json:"renames,omitempty"`
+}
+
+// VAPRequest is an admission request (admission.NewAttributesRecord).
+type VAPRequest struct {
+	// Operation is CREATE, UPDATE, DELETE or CONNECT.
+	Operation string `json:"operation"`
+	// Kind and Resource are the request's group, version and kind, and
+	// group, version and resource; SubResource its subresource.
+	Kind        GroupVersionKind     `json:"kind"`
+	Resource    GroupVersionResource `json:"resource"`
+	SubResource string               `json:"subResource,omitempty"`
+	Name        string               `json:"name,omitempty"`
+	Namespace   string               `json:"namespace,omitempty"`
+	// Object and OldObject are the objects (null or absent: none).
+	Object    json.RawMessage `json:"object,omitempty"`
+	OldObject json.RawMessage `json:"oldObject,omitempty"`
+	// UserInfo is the requesting user.
+	UserInfo UserInfo `json:"userInfo"`
+	DryRun   bool     `json:"dryRun,omitempty"`
+	// Options is the operation's options object (CreateOptions, ...,
+	// PodExecOptions for a CONNECT), with apiVersion and kind.
+	Options json.RawMessage `json:"options,omitempty"`
+}
+
+// GroupVersionKind is schema.GroupVersionKind.
+type GroupVersionKind struct {
+	Group   string `json:"group,omitempty"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+// GroupVersionResource is schema.GroupVersionResource.
+type GroupVersionResource struct {
+	Group    string `json:"group,omitempty"`
+	Version  string `json:"version"`
+	Resource string `json:"resource"`
+}
+
+// UserInfo is user.DefaultInfo.
+type UserInfo struct {
+	Username string              `json:"username,omitempty"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
+}
+
+// VAPAnswer is what the dispatcher did with the request.
+type VAPAnswer struct {
+	// Status is the metav1.Status of the error when it is an
+	// apierrors.StatusError; Error the text of another error. Neither:
+	// admitted.
+	Status json.RawMessage `json:"status,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	// Warnings are the warnings recorded, in order.
+	Warnings []string `json:"warnings,omitempty"`
+	// AuditAnnotations are the annotations the attributes record accepted
+	// (a key refused as an overwrite keeps its first value).
+	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
 }
 
 // Answer is one line of output.
@@ -188,6 +317,9 @@ type Answer struct {
 	// tells a nil error from one with an empty text.
 	AuthorizeError    string `json:"authorizeError,omitempty"`
 	HasAuthorizeError bool   `json:"hasAuthorizeError,omitempty"`
+
+	// OpVAP.
+	VAP *VAPAnswer `json:"vap,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
