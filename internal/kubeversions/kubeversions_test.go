@@ -13,19 +13,18 @@ import (
 // decides, that setting it decides.
 func TestHas(t *testing.T) {
 	for b, want := range map[Behaviour][4]bool{ // 1.35, 1.36, 1.37, 1.38
-		UnionReasonPrefix:               {false, false, true, true},
-		AuditFailuresAggregated:         {false, false, true, true},
-		StoredListsIncludes:             {false, false, true, true},
-		NewListsIncludes:                {false, false, false, true},
-		CELGo029:                        {false, false, true, true},
-		QuantityArithmeticCopies:        {false, false, true, true},
-		MutatingAdmissionPolicyPlugin:   {false, true, true, true},
-		WebhooksExcludeVirtualResources: {false, false, true, true},
-		StaticManifests:                 {false, false, true, true},
-		StaticManifestsDirKnown:         {false, true, true, true},
-		AuthorizationConditionsReview:   {false, false, false, true},
-		WebhookStaticOrder:              {false, false, false, true},
-
+		UnionReasonPrefix:                   {false, false, true, true},
+		AuditFailuresAggregated:             {false, false, true, true},
+		StoredListsIncludes:                 {false, false, true, true},
+		NewListsIncludes:                    {false, false, false, true},
+		CELGo029:                            {false, false, true, true},
+		QuantityArithmeticCopies:            {false, false, true, true},
+		MutatingAdmissionPolicyPlugin:       {false, true, true, true},
+		WebhooksExcludeVirtualResources:     {false, false, true, true},
+		StaticManifests:                     {false, false, true, true},
+		StaticManifestsDirKnown:             {false, true, true, true},
+		AuthorizationConditionsReview:       {false, false, false, true},
+		WebhookStaticOrder:                  {false, false, false, true},
 		UnrequestedConditionalDecisionFails: {false, false, false, true},
 		TypeCheckParamsWithoutSchema:        {false, true, true, true},
 	} {
