@@ -31,6 +31,11 @@ const (
 	// NewListsIncludes: new expressions, checked at the compatibility
 	// version (one minor version back), have it too (1.38).
 	NewListsIncludes
+	// StoredCIDRIsMask: stored expressions have the CIDR library at
+	// version 1, with cidr(...).isMask(), declared after the other
+	// libraries (pkg/cel/environment, CIDR version 1, 1.38). New
+	// expressions, checked at the compatibility version, have it from 1.39.
+	StoredCIDRIsMask
 	// MutatingAdmissionPolicyPlugin: the MutatingAdmissionPolicy plugin
 	// runs (its gate; beta and off in 1.35).
 	MutatingAdmissionPolicyPlugin
@@ -70,6 +75,7 @@ var table = [...]row{
 	AuditFailuresAggregated:         {since: kube.V1_37},
 	StoredListsIncludes:             {since: kube.V1_37},
 	NewListsIncludes:                {since: kube.V1_38},
+	StoredCIDRIsMask:                {since: kube.V1_38},
 	CELGo029:                        {since: kube.V1_37},
 	QuantityArithmeticCopies:        {since: kube.V1_37},
 	MutatingAdmissionPolicyPlugin:   {gate: kube.MutatingAdmissionPolicy},

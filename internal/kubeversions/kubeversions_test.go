@@ -17,6 +17,7 @@ func TestHas(t *testing.T) {
 		AuditFailuresAggregated:         {false, false, true, true},
 		StoredListsIncludes:             {false, false, true, true},
 		NewListsIncludes:                {false, false, false, true},
+		StoredCIDRIsMask:                {false, false, false, true},
 		CELGo029:                        {false, false, true, true},
 		QuantityArithmeticCopies:        {false, false, true, true},
 		MutatingAdmissionPolicyPlugin:   {false, true, true, true},
