@@ -119,7 +119,9 @@
 //     math.MaxUint64, includes() at a minimum of 3); distinct() of a list
 //     that is an error (1.38 returns the error, 1.37 an internal
 //     interface-conversion error: 6 queries); and huge quantities, where
-//     apimachinery v0.38 answers isInteger(), asInteger() (saturated to
-//     the int64 bounds) and add() differently (8 queries). Modelling them
-//     needs cel-go 0.33 (Go 1.27), which the module does not link yet.
+//     apimachinery v0.38's resource.Quantity (no longer capped at 2^63-1,
+//     29 significant digits) answers isInteger(), asInteger() (saturated
+//     to the int64 bounds) and add() differently (8 queries). Modelling
+//     the first three needs cel-go 0.33 (Go 1.27), which the module does
+//     not link; the last, apimachinery v0.38's arithmetic.
 package cel
