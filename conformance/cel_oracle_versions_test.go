@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,10 +31,16 @@ const requireOraclesEnv = "GATEHOUSE_REQUIRE_ORACLES"
 // the test only when the go command cannot download an oracle's modules.
 func startOracles(t *testing.T) []kubeoracle.Oracle {
 	t.Helper()
+	return startOraclesOf(t, kubeoracle.Versions())
+}
+
+// startOraclesOf starts the oracles of versions, in their order.
+func startOraclesOf(t *testing.T, versions []string) []kubeoracle.Oracle {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	var out []kubeoracle.Oracle
-	for _, v := range kubeoracle.Versions() {
+	for _, v := range versions {
 		o, err := kubeoracle.Start(ctx, v)
 		if errors.Is(err, kubeoracle.ErrCannotBuild) && os.Getenv(requireOraclesEnv) == "" {
 			t.Skipf("SKIP: the Kubernetes %s oracle cannot be built here (set %s=1 to fail instead): %v", v, requireOraclesEnv, err)
@@ -434,7 +441,7 @@ func tagValue(v any) any {
 // an authorizer are left out: the oracle does not declare one yet).
 func corpusQueries() []protocol.Query {
 	var out []protocol.Query
-	for _, c := range append(allLibraryCases(), typedRandomCases()...) {
+	for _, c := range slices.Concat(allLibraryCases(), cidrIsMaskCases(), typedRandomCases()) {
 		if strings.Contains(c.expr, "authorizer") || strings.Contains(c.expr, "requestResource") {
 			continue
 		}
@@ -448,7 +455,31 @@ func corpusQueries() []protocol.Query {
 		}
 		out = append(out, q)
 	}
+	// isMask in new expressions: 1.38 checks them at 1.37, without it.
+	for _, e := range []string{"cidr('10.0.0.0/8').isMask()", "isCIDR('10.0.0.1/8') && cidr('10.0.0.1/8').isMask()"} {
+		out = append(out, celQ(protocol.EnvNew, e))
+	}
 	return out
+}
+
+// cidrIsMaskCases are the CIDR library's isMask() (version 1: stored
+// expressions from 1.38; undeclared before), over the corpus's CIDRs.
+func cidrIsMaskCases() []celCase {
+	out := withStrings(cidrInputs,
+		"cidr(s1).isMask()",
+		"cidr(s1).isMask() == (cidr(s1).masked() == cidr(s1))",
+		"cidr(s1).masked().isMask()",
+		"isCIDR(s1) && cidr(s1).isMask()",
+	)
+	out = append(out, literals(cidrInputs[:8], "cidr(%s).isMask()")...)
+	return append(out, cases(
+		"dyn(cidr('10.0.0.0/8')).isMask()",
+		"dyn(ip('10.0.0.1')).isMask()",
+		"['10.0.0.0/8', '10.0.0.1/8', '::1/64'].all(c, cidr(c).isMask())",
+		"['10.0.0.0/8', '10.0.0.1/8', '::1/64'].filter(c, !cidr(c).isMask())",
+		"'10.0.0.0/8'.isMask()",
+		"cidr('10.0.0.0/8').isMask(1)",
+	)...)
 }
 
 // typedRandomCases are random expressions of both generators of

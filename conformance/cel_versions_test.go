@@ -10,6 +10,7 @@ import (
 	"github.com/google/cel-go/cel"
 	"github.com/stretchr/testify/require"
 
+	"github.com/gatehouse-dev/gatehouse/conformance/internal/kubeoracle"
 	"github.com/gatehouse-dev/gatehouse/conformance/oracle/kubeeval"
 	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
@@ -21,14 +22,25 @@ import (
 // corpus (the reference's rows and the agreeing corpus of
 // TestCELOracleVersionsDiffer) through gatehouse's CEL answering as each
 // version (internal/cel's flavor of that version's environments) and
-// through that version's own kube-apiserver (k8s.io/apiserver v0.35.10 and
-// v0.36.6 out of process, v0.37.2 in process): compile errors, output
+// through that version's own kube-apiserver (k8s.io/apiserver v0.35.10,
+// v0.36.6 and 1.38's v0.38.0-beta.0 out of process, v0.37.2 in process):
+// compile errors, output
 // types, estimated costs, results, evaluation errors and actual costs must
 // be the same. Queries of new expressions at a compatibility version other
 // than the version's own (one minor back) are left out: gatehouse answers
 // as a kube-apiserver of the version, not as one emulating another.
+//
+// 1.38's beta (cel.dev/cel-go v0.33.2, apimachinery v0.38) differs where
+// gatehouse's single cel-go v0.29.2 answers as 1.37: compile-error texts,
+// costs and estimates, distinct() of an error, huge quantities (listed in
+// internal/cel's doc, "Differences from kube-apiserver"). Those are logged,
+// not failed, up to betaKnownDifferences; a difference in a query of
+// isMask(), which gatehouse models for 1.38, fails unless it is in costs
+// only (cel-go 0.33 charges less for the calls around it: 33 queries) or in
+// cel-go 0.33's text of "undeclared reference" (new expressions, checked at
+// 1.37, have no isMask: 2 queries).
 func TestCELMatchesKubeAPIServerPerVersion(t *testing.T) {
-	oracles := startOracles(t)
+	oracles := startOraclesOf(t, kubeoracle.AllVersions())
 	var queries []protocol.Query
 	for _, rc := range rowCases() {
 		queries = append(queries, rc.q)
@@ -51,6 +63,9 @@ func TestCELMatchesKubeAPIServerPerVersion(t *testing.T) {
 				got := g.answer(q)
 				require.Empty(t, got.Error, "gatehouse refused %+v", q)
 				if fields := diffFields(want, got); len(fields) > 0 {
+					if strings.Contains(q.Expression, "isMask") && !onlyCostsDiffer(want, cel033CompileError(got)) {
+						t.Errorf("isMask differs: %s\n    kube-apiserver: %s\n    gatehouse:      %s", q.Expression, shortAnswer(want, fields), shortAnswer(got, fields))
+					}
 					key := strings.Join(fields, ",")
 					diffs[key] = append(diffs[key], fmt.Sprintf("%s\n    kube-apiserver: %s\n    gatehouse:      %s", q.Expression, shortAnswer(want, fields), shortAnswer(got, fields)))
 				}
@@ -60,13 +75,36 @@ func TestCELMatchesKubeAPIServerPerVersion(t *testing.T) {
 				keys = append(keys, k)
 			}
 			sort.Strings(keys)
+			known, beta := betaKnownDifferences[v.String()]
+			differing := 0
+			for _, ex := range diffs {
+				differing += len(ex)
+			}
+			report := t.Errorf
+			if beta && differing <= known {
+				report = t.Logf
+			} else if beta {
+				t.Errorf("%d queries differ, more than the %d known (internal/cel's doc)", differing, known)
+			}
 			for _, k := range keys {
 				ex := diffs[k]
-				t.Errorf("%d queries differ in %s, for example:\n  %s", len(ex), k, strings.Join(ex[:min(3, len(ex))], "\n  "))
+				report("%d queries differ in %s, for example:\n  %s", len(ex), k, strings.Join(ex[:min(3, len(ex))], "\n  "))
 			}
 			t.Logf("%d queries compared", n)
 		})
 	}
+}
+
+// betaKnownDifferences bounds, per pre-release, the queries that differ
+// because gatehouse answers as the latest release there (measured: 1,251
+// of 11,945 at 1.38's beta; 33 of them isMask's, in costs only).
+var betaKnownDifferences = map[string]int{"1.38": 1251}
+
+// cel033CompileError is a with its compile error as cel-go 0.33 words it
+// where cel-go 0.29 adds an empty container to an undeclared reference.
+func cel033CompileError(a protocol.Answer) protocol.Answer {
+	a.CompileError = strings.ReplaceAll(a.CompileError, " (in container '')", "")
+	return a
 }
 
 // gatehouseCEL answers oracle queries with gatehouse's CEL as a version.

@@ -14,13 +14,14 @@ import (
 // CIDRType is the type of cidr(...) values.
 var CIDRType = cel.OpaqueType("net.CIDR")
 
-// cidrLibrary is the kubernetes.net.cidr library.
-type cidrLibrary struct{}
+// cidrLibrary is the kubernetes.net.cidr library: version 0, or with
+// withIsMask version 1 (kube-apiserver's stored expressions from 1.38).
+type cidrLibrary struct{ withIsMask bool }
 
 func (cidrLibrary) LibraryName() string { return "kubernetes.net.cidr" }
 
-func (cidrLibrary) CompileOptions() []cel.EnvOption {
-	return []cel.EnvOption{
+func (l cidrLibrary) CompileOptions() []cel.EnvOption {
+	opts := []cel.EnvOption{
 		cel.Types(CIDRType),
 		cel.Function("cidr", cel.Overload("string_to_cidr",
 			[]*cel.Type{cel.StringType}, CIDRType, cel.UnaryBinding(stringToCIDR))),
@@ -45,6 +46,11 @@ func (cidrLibrary) CompileOptions() []cel.EnvOption {
 		cel.Function("string", cel.Overload("cidr_to_string",
 			[]*cel.Type{CIDRType}, cel.StringType, cel.UnaryBinding(cidrToString))),
 	}
+	if l.withIsMask {
+		opts = append(opts, cel.Function("isMask", cel.MemberOverload("cidr_is_mask",
+			[]*cel.Type{CIDRType}, cel.BoolType, cel.UnaryBinding(cidrIsMask))))
+	}
+	return opts
 }
 
 func (cidrLibrary) ProgramOptions() []cel.ProgramOption { return nil }
@@ -161,6 +167,16 @@ func cidrIP(arg ref.Val) ref.Val {
 		return types.MaybeNoSuchOverloadErr(arg)
 	}
 	return ipValue{v.Prefix.Addr()}
+}
+
+// cidrIsMask reports whether the prefix is in subnet form: no bit set after
+// the prefix length.
+func cidrIsMask(arg ref.Val) ref.Val {
+	v, ok := arg.(cidrValue)
+	if !ok {
+		return types.MaybeNoSuchOverloadErr(arg)
+	}
+	return types.Bool(v.Prefix == v.Prefix.Masked())
 }
 
 func cidrMasked(arg ref.Val) ref.Val {

@@ -115,7 +115,7 @@ func (e *CostEstimator) CallCost(function, overloadID string, args []ref.Val, re
 		if len(args) >= 1 {
 			return costOf(ceilCost(actualSize(args[0]), 2*common.StringTraversalCostFactor))
 		}
-	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast":
+	case "masked", "isMask", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast":
 		return costOf(1)
 	case "containsIP":
 		if len(args) >= 2 {
@@ -297,7 +297,7 @@ func (e *CostEstimator) EstimateCallCost(function, overloadID string, target *ch
 		if len(args) >= 1 {
 			return &checker.CallEstimate{CostEstimate: e.sizeEstimate(args[0]).MultiplyByCostFactor(2 * common.StringTraversalCostFactor)}
 		}
-	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast":
+	case "masked", "isMask", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast":
 		return fixed(1)
 	case "containsIP":
 		if len(args) >= 1 {

@@ -104,4 +104,24 @@
 //     libraries; program options that other libraries added to the
 //     environment are not applied (the environments of matchcond and
 //     mutation add none).
+//   - As 1.38 (k8s.io/apiserver v0.38.0-beta.0, which links cel.dev/cel-go
+//     v0.33.2 and apimachinery v0.38), gatehouse has the environments of
+//     1.38 (includes() in new expressions, isMask() in stored ones) but
+//     cel-go v0.29.2's checker, interpreter and cost model and 1.37's
+//     libraries otherwise; the conformance test
+//     TestCELMatchesKubeAPIServerPerVersion found 1,251 of its 11,945
+//     queries answered as 1.37 answers them, not as 1.38 does:
+//     compile-error texts (cel-go 0.33 drops the empty "in container", suggests
+//     "did you mean ...?" and places an undeclared qualified name at its
+//     last member: 7 queries); runtime costs (831 queries, for example
+//     lists.range(-1) costs 11, not 12) and estimates (about 400 queries,
+//     for example matches() on an unbounded string estimated at
+//     math.MaxUint64, includes() at a minimum of 3); distinct() of a list
+//     that is an error (1.38 returns the error, 1.37 an internal
+//     interface-conversion error: 6 queries); and huge quantities, where
+//     apimachinery v0.38's resource.Quantity (no longer capped at 2^63-1,
+//     29 significant digits) answers isInteger(), asInteger() (saturated
+//     to the int64 bounds) and add() differently (8 queries). Modelling
+//     the first three needs cel-go 0.33 (Go 1.27), which the module does
+//     not link; the last, apimachinery v0.38's arithmetic.
 package cel

@@ -61,6 +61,10 @@ type Flavor struct {
 	// kube-apiserver 1.36 and before, which change their receiver when it
 	// holds an inf.Dec (a huge or very precise quantity).
 	QuantityShallowCopy bool
+	// CIDRIsMask: the CIDR library at version 1, with cidr(...).isMask(),
+	// declared after the other libraries (stored expressions from 1.38);
+	// version 0, among the libraries of 1.30, otherwise.
+	CIDRIsMask bool
 }
 
 // NewEnv returns the base environment of the flavor extended with opts.
@@ -114,7 +118,9 @@ func envOptionsOf(libs Libraries, f Flavor) []cel.EnvOption {
 	add(LibrarySets, ext.Sets())
 	// 1.30
 	add(LibraryIP, cel.Lib(ipLibrary{}))
-	add(LibraryCIDR, cel.Lib(cidrLibrary{}))
+	if !f.CIDRIsMask {
+		add(LibraryCIDR, cel.Lib(cidrLibrary{}))
+	}
 	// 1.31
 	add(LibraryFormat, cel.Lib(formatLibrary{}))
 	add(LibraryAuthzSelectors, cel.Lib(authzSelectorsLibrary{}))
@@ -127,6 +133,10 @@ func envOptionsOf(libs Libraries, f Flavor) []cel.EnvOption {
 	// 1.37
 	if f.ListsIncludes {
 		add(LibraryLists, cel.Lib(listsLibrary{withIncludes: true}))
+	}
+	// 1.38
+	if f.CIDRIsMask {
+		add(LibraryCIDR, cel.Lib(cidrLibrary{withIsMask: true}))
 	}
 	if f.CELGo026 {
 		add(0, durationFromInt)
@@ -202,7 +212,7 @@ func librariesDeclaring(function string) Libraries {
 		return LibraryIP | LibraryCIDR
 	case "family", "ip.isCanonical", "isGlobalUnicast", "isIP", "isLinkLocalMulticast", "isLinkLocalUnicast", "isLoopback", "isUnspecified":
 		return LibraryIP
-	case "cidr", "containsCIDR", "containsIP", "isCIDR", "masked", "prefixLength":
+	case "cidr", "containsCIDR", "containsIP", "isCIDR", "isMask", "masked", "prefixLength":
 		return LibraryCIDR
 	case "format.byte", "format.date", "format.datetime", "format.dns1035Label", "format.dns1035LabelPrefix",
 		"format.dns1123Label", "format.dns1123LabelPrefix", "format.dns1123Subdomain", "format.dns1123SubdomainPrefix",
@@ -346,5 +356,6 @@ func FlavorOf(t kube.Target, stored bool) Flavor {
 		includes = kubeversions.StoredListsIncludes
 	}
 	return Flavor{ListsIncludes: kubeversions.Has(t, includes), CELGo026: !kubeversions.Has(t, kubeversions.CELGo029),
-		QuantityShallowCopy: !kubeversions.Has(t, kubeversions.QuantityArithmeticCopies)}
+		QuantityShallowCopy: !kubeversions.Has(t, kubeversions.QuantityArithmeticCopies),
+		CIDRIsMask:          stored && kubeversions.Has(t, kubeversions.StoredCIDRIsMask)}
 }

@@ -31,6 +31,11 @@ const (
 	// NewListsIncludes: new expressions, checked at the compatibility
 	// version (one minor version back), have it too (1.38).
 	NewListsIncludes
+	// StoredCIDRIsMask: stored expressions have the CIDR library at
+	// version 1, with cidr(...).isMask(), declared after the other
+	// libraries (pkg/cel/environment, CIDR version 1, 1.38). New
+	// expressions, checked at the compatibility version, have it from 1.39.
+	StoredCIDRIsMask
 	// MutatingAdmissionPolicyPlugin: the MutatingAdmissionPolicy plugin
 	// runs (its gate; beta and off in 1.35).
 	MutatingAdmissionPolicyPlugin
@@ -104,6 +109,7 @@ var table = [...]row{
 	WebhookStaticOrder:                  {since: kube.V1_38},
 	UnrequestedConditionalDecisionFails: {since: kube.V1_38},
 	TypeCheckParamsWithoutSchema:        {since: kube.V1_36},
+	StoredCIDRIsMask:                    {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

@@ -27,6 +27,7 @@ func TestHas(t *testing.T) {
 		WebhookStaticOrder:                  {false, false, false, true},
 		UnrequestedConditionalDecisionFails: {false, false, false, true},
 		TypeCheckParamsWithoutSchema:        {false, true, true, true},
+		StoredCIDRIsMask:                    {false, false, false, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)

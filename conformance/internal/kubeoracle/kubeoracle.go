@@ -2,8 +2,10 @@
 // kube-apiserver's own code, whatever its version: Kubernetes 1.37, which
 // this module links (k8s.io/apiserver v0.37.2), answers in process; 1.35 and
 // 1.36, whose k8s.io/apiserver needs cel-go v0.26.0 while this module links
-// cel-go v0.29.2, answer from the oracle program of ../../oracle, built with
-// that version's modfile and run as a child process.
+// cel-go v0.29.2, and 1.38's beta, which needs cel.dev/cel-go v0.33.2 and Go
+// 1.27, answer from the oracle program of ../../oracle, built with that
+// version's modfile (and build tags, and Go toolchain) and run as a child
+// process.
 //
 // Both sides run the same code (oracle/kubeeval), compiled against each
 // version's packages, and speak the same protocol (oracle/protocol).
@@ -49,19 +51,36 @@ type Oracle interface {
 // InProcessVersion is the version this module links.
 const InProcessVersion = "1.37"
 
-// modfiles names, per version answered out of process, the modfile of the
-// oracle module that pins it.
-var modfiles = map[string]string{
-	"1.36": "go.mod",
-	"1.35": "go.v1.35.mod",
+// outOfProcess is how the oracle module builds for one version.
+type outOfProcess struct {
+	modfile   string // the modfile that pins the version
+	tags      string // -tags, for the files of an API that differs
+	toolchain string // GOTOOLCHAIN for the go command, when the version needs a newer Go
+	beta      bool   // a pre-release: in AllVersions, not in Versions
 }
 
-// Versions lists every version an oracle can answer for, oldest first.
-func Versions() []string {
+// modfiles names, per version answered out of process, how to build it.
+var modfiles = map[string]outOfProcess{
+	"1.35": {modfile: "go.v1.35.mod"},
+	"1.36": {modfile: "go.mod"},
+	"1.38": {modfile: "go.v1.38.mod", tags: "k8s138", toolchain: "go1.27.3", beta: true},
+}
+
+// Versions lists every released version an oracle can answer for, oldest
+// first: the versions whose differences the reference's tables name.
+func Versions() []string { return versions(false) }
+
+// AllVersions is Versions and the pre-releases (1.38's beta).
+func AllVersions() []string { return versions(true) }
+
+func versions(beta bool) []string {
 	vs := []string{InProcessVersion}
-	for v := range modfiles {
-		vs = append(vs, v)
+	for v, b := range modfiles {
+		if beta || !b.beta {
+			vs = append(vs, v)
+		}
 	}
+	// Minors of two digits: the strings sort as the versions.
 	slices.Sort(vs)
 	return vs
 }
@@ -140,7 +159,8 @@ func OracleDir() (string, error) {
 // process; the go build cache makes later processes fast) and returns the
 // binary's path.
 func Build(ctx context.Context, version string) (string, error) {
-	modfile, ok := modfiles[version]
+	how, ok := modfiles[version]
+	modfile := how.modfile
 	if !ok {
 		return "", fmt.Errorf("no oracle program for Kubernetes %q (out of process: %v)", version, slices.Sorted(maps.Keys(modfiles)))
 	}
@@ -163,6 +183,11 @@ func Build(ctx context.Context, version string) (string, error) {
 		}
 	}
 	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=readonly")
+	if how.toolchain != "" {
+		// The go command downloads the toolchain (from the module proxy)
+		// and runs it; for this build only.
+		env = append(env, "GOTOOLCHAIN="+how.toolchain)
+	}
 	run := func(args ...string) ([]byte, error) {
 		cmd := exec.CommandContext(ctx, gobin, args...)
 		cmd.Dir = dir
@@ -175,8 +200,12 @@ func Build(ctx context.Context, version string) (string, error) {
 		return "", fmt.Errorf("%w (go mod download -modfile=%s in %s): %v\n%s", ErrCannotBuild, modfile, dir, err, out)
 	}
 	bin := filepath.Join(buildDir, "oracle-"+version)
-	if out, err := run("build", "-modfile="+modfile, "-o", bin, "."); err != nil {
-		return "", fmt.Errorf("go build -modfile=%s in %s: %v\n%s", modfile, dir, err, out)
+	args := []string{"build", "-modfile=" + modfile}
+	if how.tags != "" {
+		args = append(args, "-tags", how.tags)
+	}
+	if out, err := run(append(args, "-o", bin, ".")...); err != nil {
+		return "", fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
 	buildCache[version] = bin
 	return bin, nil

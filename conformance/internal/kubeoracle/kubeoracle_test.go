@@ -12,6 +12,7 @@ import (
 
 func TestVersions(t *testing.T) {
 	require.Equal(t, []string{"1.35", "1.36", "1.37"}, Versions())
+	require.Equal(t, []string{"1.35", "1.36", "1.37", "1.38"}, AllVersions())
 	_, err := Build(context.Background(), "1.99")
 	require.ErrorContains(t, err, `no oracle program for Kubernetes "1.99"`)
 	require.False(t, errors.Is(err, ErrCannotBuild))
@@ -45,4 +46,24 @@ func TestProcessChecksItsVersion(t *testing.T) {
 	require.NoError(t, o.Close())
 	_, err = o.Eval(protocol.Query{Op: protocol.OpInfo})
 	require.Error(t, err)
+}
+
+// TestBetaBuildsWithItsToolchain: 1.38's oracle is built with Go 1.27, its
+// modfile and its build tag, and answers as 1.38.
+func TestBetaBuildsWithItsToolchain(t *testing.T) {
+	o, err := Start(context.Background(), "1.38")
+	if errors.Is(err, ErrCannotBuild) {
+		t.Skip(err)
+	}
+	require.NoError(t, err)
+	defer o.Close()
+	a, err := o.Eval(protocol.Query{Op: protocol.OpInfo})
+	require.NoError(t, err)
+	require.Equal(t, "v0.38.0-beta.0", a.Apiserver)
+	require.Equal(t, "cel.dev/cel-go@v0.33.2", a.CELGo)
+	require.Equal(t, "1.37", a.DefaultCompat)
+	require.Contains(t, a.GoVersion, "go1.27")
+	a, err = o.Eval(protocol.Query{Op: protocol.OpCEL, Env: protocol.EnvStored, Expression: "cidr('10.0.0.1/8').isMask()"})
+	require.NoError(t, err)
+	require.JSONEq(t, "false", string(a.Result), "%+v", a)
 }

@@ -15,8 +15,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/cel-go/cel"
-
 	"k8s.io/apimachinery/pkg/util/version"
 	plugincel "k8s.io/apiserver/pkg/admission/plugin/cel"
 	celconfig "k8s.io/apiserver/pkg/apis/cel"
@@ -114,7 +112,7 @@ func (e *Evaluator) env(compat *version.Version, vars map[string]string) (*celEn
 	sort.Strings(names)
 	var key strings.Builder
 	key.WriteString(compat.String())
-	var extra []cel.EnvOption
+	var extra []celEnvOption
 	opts := plugincel.OptionalVariableDeclarations{}
 	for _, n := range names {
 		t := vars[n]
@@ -137,7 +135,7 @@ func (e *Evaluator) env(compat *version.Version, vars map[string]string) (*celEn
 		if err != nil {
 			return nil, fmt.Errorf("variable %q: %w", n, err)
 		}
-		extra = append(extra, cel.Variable(n, ct))
+		extra = append(extra, celVariable(n, ct))
 	}
 	if ce, ok := e.envs[key.String()]; ok {
 		return ce, nil
@@ -155,14 +153,14 @@ func (e *Evaluator) env(compat *version.Version, vars map[string]string) (*celEn
 	compiler := plugincel.NewCompiler(base)
 	// The same declarations, for estimates.
 	requestType, namespaceType := plugincel.BuildRequestType(), plugincel.BuildNamespaceType()
-	decls := []cel.EnvOption{
-		cel.Variable(plugincel.ObjectVarName, cel.DynType),
-		cel.Variable(plugincel.OldObjectVarName, cel.DynType),
-		cel.Variable(plugincel.NamespaceVarName, namespaceType.CelType()),
-		cel.Variable(plugincel.RequestVarName, requestType.CelType()),
+	decls := []celEnvOption{
+		celVariable(plugincel.ObjectVarName, celDynType),
+		celVariable(plugincel.OldObjectVarName, celDynType),
+		celVariable(plugincel.NamespaceVarName, namespaceType.CelType()),
+		celVariable(plugincel.RequestVarName, requestType.CelType()),
 	}
 	if opts.HasParams {
-		decls = append(decls, cel.Variable(plugincel.ParamsVarName, cel.DynType))
+		decls = append(decls, celVariable(plugincel.ParamsVarName, celDynType))
 	}
 	mirror, err := base.Extend(environment.VersionedOptions{
 		IntroducedVersion: version.MajorMinor(1, 0),
@@ -181,8 +179,8 @@ func (e *Evaluator) env(compat *version.Version, vars map[string]string) (*celEn
 // a policy variable).
 type accessor string
 
-func (a accessor) GetExpression() string    { return string(a) }
-func (a accessor) ReturnTypes() []*cel.Type { return []*cel.Type{cel.AnyType} }
+func (a accessor) GetExpression() string   { return string(a) }
+func (a accessor) ReturnTypes() []*celType { return []*celType{celAnyType} }
 
 func (e *Evaluator) cel(q protocol.Query) protocol.Answer {
 	var mode environment.Type
@@ -278,34 +276,34 @@ func (e *Evaluator) cel(q protocol.Query) protocol.Answer {
 }
 
 // ParseType parses the declared type of a variable.
-func ParseType(s string) (*cel.Type, error) {
+func ParseType(s string) (*celType, error) {
 	s = strings.TrimSpace(s)
 	switch s {
 	case "dyn":
-		return cel.DynType, nil
+		return celDynType, nil
 	case "string":
-		return cel.StringType, nil
+		return celStringType, nil
 	case "int":
-		return cel.IntType, nil
+		return celIntType, nil
 	case "uint":
-		return cel.UintType, nil
+		return celUintType, nil
 	case "double":
-		return cel.DoubleType, nil
+		return celDoubleType, nil
 	case "bool":
-		return cel.BoolType, nil
+		return celBoolType, nil
 	case "bytes":
-		return cel.BytesType, nil
+		return celBytesType, nil
 	case "duration":
-		return cel.DurationType, nil
+		return celDurationType, nil
 	case "timestamp":
-		return cel.TimestampType, nil
+		return celTimestampType, nil
 	}
 	if inner, ok := strings.CutPrefix(s, "list("); ok && strings.HasSuffix(inner, ")") {
 		elem, err := ParseType(strings.TrimSuffix(inner, ")"))
 		if err != nil {
 			return nil, err
 		}
-		return cel.ListType(elem), nil
+		return celListType(elem), nil
 	}
 	if inner, ok := strings.CutPrefix(s, "map("); ok && strings.HasSuffix(inner, ")") {
 		inner = strings.TrimSuffix(inner, ")")
@@ -322,7 +320,7 @@ func ParseType(s string) (*cel.Type, error) {
 		if err != nil {
 			return nil, err
 		}
-		return cel.MapType(kt, vt), nil
+		return celMapType(kt, vt), nil
 	}
 	return nil, fmt.Errorf("unknown type %q (known: dyn, string, int, uint, double, bool, bytes, duration, timestamp, list(T), map(K,V))", s)
 }

@@ -13,10 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/cel-go/common/types"
-	"github.com/google/cel-go/common/types/ref"
-	"github.com/google/cel-go/common/types/traits"
-
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
@@ -96,7 +92,7 @@ func untagOne(tag string, v any) (any, error) {
 
 // EncodeResult encodes a CEL value (see protocol's value encoding) and
 // returns its type name.
-func EncodeResult(v ref.Val) (json.RawMessage, string, error) {
+func EncodeResult(v refVal) (json.RawMessage, string, error) {
 	enc, err := encode(v)
 	if err != nil {
 		return nil, "", err
@@ -115,17 +111,17 @@ func EncodeResult(v ref.Val) (json.RawMessage, string, error) {
 	return out, v.Type().TypeName(), nil
 }
 
-func encode(v ref.Val) (any, error) {
+func encode(v refVal) (any, error) {
 	switch x := v.(type) {
-	case types.Null:
+	case typesNull:
 		return nil, nil
-	case types.Bool:
+	case typesBool:
 		return bool(x), nil
-	case types.Int:
+	case typesInt:
 		return json.Number(strconv.FormatInt(int64(x), 10)), nil
-	case types.Uint:
+	case typesUint:
 		return map[string]any{"@uint": strconv.FormatUint(uint64(x), 10)}, nil
-	case types.Double:
+	case typesDouble:
 		f := float64(x)
 		switch {
 		case math.IsNaN(f):
@@ -142,29 +138,29 @@ func encode(v ref.Val) (any, error) {
 			s += ".0"
 		}
 		return json.Number(s), nil
-	case types.String:
+	case typesString:
 		return string(x), nil
-	case types.Bytes:
+	case typesBytes:
 		return map[string]any{"@bytes": base64.StdEncoding.EncodeToString(x)}, nil
-	case types.Duration:
+	case typesDuration:
 		return map[string]any{"@duration": x.Duration.String()}, nil
-	case types.Timestamp:
+	case typesTimestamp:
 		return map[string]any{"@timestamp": x.Time.UTC().Format(time.RFC3339Nano)}, nil
-	case *types.Optional:
+	case *typesOptional:
 		if !x.HasValue() {
 			return map[string]any{"@optional.none": true}, nil
 		}
 		inner, err := encode(x.GetValue())
 		return map[string]any{"@optional.of": inner}, err
-	case *types.Type:
+	case *typesType:
 		return map[string]any{"@type": x.TypeName()}, nil
-	case *types.Err:
+	case *typesErr:
 		return map[string]any{"@error": x.Error()}, nil
-	case traits.Mapper:
+	case traitsMapper:
 		return encodeMap(x)
-	case traits.Lister:
+	case traitsLister:
 		out := []any{}
-		for it := x.Iterator(); it.HasNext() == types.True; {
+		for it := x.Iterator(); it.HasNext() == typesTrue; {
 			e, err := encode(it.Next())
 			if err != nil {
 				return nil, err
@@ -176,22 +172,22 @@ func encode(v ref.Val) (any, error) {
 	text := ""
 	if s, ok := v.Value().(fmt.Stringer); ok {
 		text = s.String()
-	} else if s, ok := v.ConvertToType(types.StringType).(types.String); ok {
+	} else if s, ok := v.ConvertToType(typesStringType).(typesString); ok {
 		text = string(s)
 	}
 	return map[string]any{"@" + v.Type().TypeName(): text}, nil
 }
 
-func encodeMap(m traits.Mapper) (any, error) {
+func encodeMap(m traitsMapper) (any, error) {
 	type entry struct {
 		key  string // the encoded key, to sort by
 		k, v any
 	}
 	var entries []entry
 	allStrings := true
-	for it := m.Iterator(); it.HasNext() == types.True; {
+	for it := m.Iterator(); it.HasNext() == typesTrue; {
 		k := it.Next()
-		if _, ok := k.(types.String); !ok {
+		if _, ok := k.(typesString); !ok {
 			allStrings = false
 		}
 		ek, err := encode(k)
