@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	gadmission "github.com/gatehouse-dev/gatehouse/admission"
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/kubeeval"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
 )
@@ -100,15 +101,15 @@ func (k *kubeChain) admit(a admission.Attributes, gvk schema.GroupVersionKind) c
 			}
 		}
 	}
-	aa := &annotatedAttributes{Attributes: a}
-	warnings := &warningList{}
+	aa := &kubeeval.AnnotatedAttributes{Attributes: a}
+	warnings := &kubeeval.WarningList{}
 	err := k.validating.dispatcher.Dispatch(warning.WithWarningRecorder(ctx, warnings), aa, k.validating.o, k.validating.hooks)
 	if err != nil {
 		if _, ok := err.(*apierrors.StatusError); !ok {
 			err = apierrors.NewInternalError(err)
 		}
 	}
-	return chainOutcome{object: nilIfEmpty(a.GetObject(), gvk), err: err, warnings: warnings.list, annotations: aa.annotations}
+	return chainOutcome{object: nilIfEmpty(a.GetObject(), gvk), err: err, warnings: warnings.List, annotations: aa.Annotations}
 }
 
 func nilIfEmpty(obj runtime.Object, gvk schema.GroupVersionKind) map[string]any {

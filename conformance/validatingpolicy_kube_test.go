@@ -3,7 +3,6 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +25,8 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/kubeeval"
 )
 
 // kubeVAP drives kube-apiserver's own ValidatingAdmissionPolicy dispatcher
@@ -148,39 +149,6 @@ type kubeVAPOutcome struct {
 	annotations map[string]string
 }
 
-// annotatedAttributes records the audit annotations kube-apiserver's
-// attributes record accepts.
-type annotatedAttributes struct {
-	admission.Attributes
-	mu          sync.Mutex
-	annotations map[string]string
-}
-
-func (a *annotatedAttributes) AddAnnotation(key, value string) error {
-	if err := a.Attributes.AddAnnotation(key, value); err != nil {
-		return err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.annotations == nil {
-		a.annotations = map[string]string{}
-	}
-	a.annotations[key] = value
-	return nil
-}
-
-// warningList is a warning recorder that keeps the raw warnings.
-type warningList struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warningList) AddWarning(_, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.list = append(w.list, text)
-}
-
 // validate runs the plugin over attributes: the exclusions of the generic
 // plugin (reviews; admission policies and bindings for API policies), then
 // the dispatcher.
@@ -201,8 +169,8 @@ func (k *kubeVAP) validate(a admission.Attributes) kubeVAPOutcome {
 			return kubeVAPOutcome{}
 		}
 	}
-	aa := &annotatedAttributes{Attributes: a}
-	warnings := &warningList{}
+	aa := &kubeeval.AnnotatedAttributes{Attributes: a}
+	warnings := &kubeeval.WarningList{}
 	ctx := warning.WithWarningRecorder(context.Background(), warnings)
 	err := k.dispatcher.Dispatch(ctx, aa, k.o, k.hooks)
 	if err != nil {
@@ -210,7 +178,7 @@ func (k *kubeVAP) validate(a admission.Attributes) kubeVAPOutcome {
 			err = apierrors.NewInternalError(err)
 		}
 	}
-	return kubeVAPOutcome{err: err, warnings: warnings.list, annotations: aa.annotations}
+	return kubeVAPOutcome{err: err, warnings: warnings.List, annotations: aa.Annotations}
 }
 
 // The custom resource Widget is served in example.com/v1 and v2, which are

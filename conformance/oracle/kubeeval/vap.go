@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -151,8 +150,8 @@ func vap(q *protocol.VAPQuery) (*protocol.VAPAnswer, error) {
 	if excludedFromPolicies(attrs.GetResource().GroupResource(), q.Static) {
 		return a, nil
 	}
-	aa := &annotatedAttributes{Attributes: attrs}
-	warnings := &warningList{}
+	aa := &AnnotatedAttributes{Attributes: attrs}
+	warnings := &WarningList{}
 	ctx := warning.WithWarningRecorder(context.Background(), warnings)
 	derr := dispatcher.Dispatch(ctx, aa, o, hooks)
 	if derr != nil {
@@ -167,8 +166,8 @@ func vap(q *protocol.VAPQuery) (*protocol.VAPAnswer, error) {
 			a.Error = derr.Error()
 		}
 	}
-	a.Warnings = warnings.list
-	a.AuditAnnotations = aa.annotations
+	a.Warnings = warnings.List
+	a.AuditAnnotations = aa.Annotations
 	return a, nil
 }
 
@@ -357,39 +356,6 @@ type allowAll struct{}
 
 func (allowAll) Authorize(context.Context, authorizer.Attributes) (authorizer.Decision, string, error) {
 	return authorizer.DecisionAllow, "", nil
-}
-
-// annotatedAttributes records the audit annotations the attributes record
-// accepts.
-type annotatedAttributes struct {
-	admission.Attributes
-	mu          sync.Mutex
-	annotations map[string]string
-}
-
-func (a *annotatedAttributes) AddAnnotation(key, value string) error {
-	if err := a.Attributes.AddAnnotation(key, value); err != nil {
-		return err
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.annotations == nil {
-		a.annotations = map[string]string{}
-	}
-	a.annotations[key] = value
-	return nil
-}
-
-// warningList records warnings in order.
-type warningList struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (w *warningList) AddWarning(_, text string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.list = append(w.list, text)
 }
 
 // customResources knows the custom resources' equivalent versions and
