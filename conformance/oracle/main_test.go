@@ -26,15 +26,7 @@ func TestServe(t *testing.T) {
 		`{"op":"cel","env":"stored","vars":{"object":"string"},"expression":"1"}`,
 		`{"op":"cel","env":"new","expression":"{'d': dyn(duration('90m')), 'b': dyn(b'hi'), 'u': dyn(3u), 'f': dyn(1.0), 'n': dyn([dyn(null), dyn(optional.none()), dyn(type(1))])}"}`,
 	}, "\n") // the last line has no newline
-	var out strings.Builder
-	require.NoError(t, serve(strings.NewReader(in), &out))
-	var got []protocol.Answer
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	for sc.Scan() {
-		var a protocol.Answer
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
-		got = append(got, a)
-	}
+	got := serveLines(t, in)
 	require.Len(t, got, 10)
 	require.NotEmpty(t, got[0].Kubernetes)
 	require.Contains(t, got[0].CELGo, "cel-go@")
@@ -71,15 +63,7 @@ func TestServeAuthorization(t *testing.T) {
 		`{"op":"union"}`,
 		`{"op":"union","authorizers":[{"name":"a","decision":"Maybe"}]}`,
 	}, "\n")
-	var out strings.Builder
-	require.NoError(t, serve(strings.NewReader(in), &out))
-	var got []protocol.Answer
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	for sc.Scan() {
-		var a protocol.Answer
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
-		got = append(got, a)
-	}
+	got := serveLines(t, in)
 	require.Len(t, got, 8)
 	require.Equal(t, protocol.Answer{Loaded: true}, got[0])
 	require.True(t, got[1].Loaded)
@@ -119,15 +103,7 @@ func TestServeVAP(t *testing.T) {
 		`{"op":"vap","vap":{` + world + `"bindings":[{"metadata":{"name":"b"},"spec":{"policyName":"p","validationActions":["Deny"]}}],` + request("missing") + `}}`,
 		`{"op":"vap"}`,
 	}, "\n")
-	var out strings.Builder
-	require.NoError(t, serve(strings.NewReader(in), &out))
-	var got []protocol.Answer
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	for sc.Scan() {
-		var a protocol.Answer
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
-		got = append(got, a)
-	}
+	got := serveLines(t, in)
 	require.Len(t, got, 4)
 	require.Empty(t, got[0].Error)
 	require.Equal(t, []string{
@@ -148,4 +124,20 @@ func kubernetesVersion(t *testing.T) string {
 	require.NoError(t, json.Unmarshal([]byte(out.String()), &a))
 	require.NotEmpty(t, a.Kubernetes)
 	return a.Kubernetes
+}
+
+// serveLines serves the query lines in and returns the answers, one per
+// line of output.
+func serveLines(t *testing.T, in string) []protocol.Answer {
+	t.Helper()
+	var out strings.Builder
+	require.NoError(t, serve(strings.NewReader(in), &out))
+	var got []protocol.Answer
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		var a protocol.Answer
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &a), sc.Text())
+		got = append(got, a)
+	}
+	return got
 }
