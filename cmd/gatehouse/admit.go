@@ -39,6 +39,9 @@ type admitReport struct {
 	Invalid []mutateInvalid `json:"invalid,omitempty"`
 	// Unbound are the valid policies without a binding.
 	Unbound []string `json:"unbound,omitempty"`
+	// Notes are what kube-apiserver would do differently with the inputs:
+	// API versions it serves only when enabled, params it could not store.
+	Notes []string `json:"notes,omitempty"`
 	// Objects are the requests' outcomes, in input order.
 	Objects []admitObject `json:"objects"`
 }
@@ -137,6 +140,7 @@ policy is invalid, 2 on a usage or input error.`,
 	f.StringVar(&in.user, "as", "gatehouse", "the requesting user's name")
 	f.StringSliceVar(&in.groups, "groups", []string{"system:authenticated"}, "the requesting user's groups")
 	f.BoolVar(&noDiff, "no-diff", false, "leave the diff out of the text output")
+	f.StringVarP(&a.namespace, "namespace", "n", "default", namespaceUsage)
 	f.BoolVar(&in.bindUnbound, "bind-unbound", false, "bind every policy that has no binding to every request (Deny for validating policies)")
 	f.StringSliceVar(&in.webhooks, "webhooks", nil, "files or directories of validating and mutating webhook configurations")
 	f.StringVar(&in.answers, "webhook-answers", "", "a file of scripted answers of the webhooks (webhooks: [{name, answers: [{when, allowed, status, patch, warnings, auditAnnotations}], fail}])")
@@ -153,8 +157,13 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 		return errInput
 	}
 	var problems []string
+	var uses []versionUse
 	var mapObjs mutation.Objects
 	var vaps validatingpolicy.Objects
+	configFiles := map[string]bool{}
+	for _, inp := range readInputs(append(in.policies, in.webhooks...), a.stdin) {
+		configFiles[inp.name] = true
+	}
 	for _, inp := range readInputs(in.policies, a.stdin) {
 		if inp.err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
@@ -164,6 +173,7 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 		mapObjs.Policies, mapObjs.Bindings = append(mapObjs.Policies, cfg.MutatingPolicies...), append(mapObjs.Bindings, cfg.MutatingPolicyBindings...)
 		vaps.Policies, vaps.Bindings = append(vaps.Policies, cfg.ValidatingPolicies...), append(vaps.Bindings, cfg.ValidatingPolicyBindings...)
 		problems = append(problems, policyProblems(inp.name, err)...)
+		uses = append(uses, apiVersionUses(a.kube, inp)...)
 	}
 	paramDocs, p := a.readDocuments(in.params)
 	problems = append(problems, p...)
@@ -173,8 +183,15 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 	problems = append(problems, p...)
 	objects, p := a.readDocuments(in.objects)
 	problems = append(problems, p...)
-	schemas, p := a.readCRDs(in.crds)
+	schemas, kinds, p := a.readCRDs(in.crds)
 	problems = append(problems, p...)
+	objects, p = configurationObjects(objects, configFiles, "--policies")
+	problems = append(problems, p...)
+	for _, docs := range [][]document{paramDocs, oldDocs, objects} {
+		for _, d := range docs {
+			kinds.inNamespace(d.object, a.namespace)
+		}
+	}
 	webhookDocs, p := a.readDocuments(in.webhooks)
 	problems = append(problems, p...)
 	var answers *admissionAnswers
@@ -187,7 +204,7 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 			problems = append(problems, err.Error())
 		}
 	}
-	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}}
+	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}, Notes: append(apiVersionNotes(a.kube, uses), paramNotes(paramDocs)...)}
 	mutatingHooks, validatingHooks, p := readWebhookConfigurations(a.kube, webhookDocs, &report)
 	problems = append(problems, p...)
 	if len(problems) > 0 {
@@ -210,7 +227,7 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 	for _, d := range paramDocs {
 		paramObjects = append(paramObjects, d.object)
 	}
-	opts := admission.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...), Kube: a.kube}
+	opts := admission.Options{Schemas: schemas, Params: mutation.NewParamObjects(kinds.clusterScoped, paramObjects...), Kube: a.kube}
 	if len(in.rbac) > 0 {
 		az, err := expressionAuthorizer(in.rbac, a.stdin)
 		if err != nil {
@@ -271,10 +288,11 @@ func policyProblems(name string, err error) []string {
 	return out
 }
 
-// readCRDs builds the schemas of the CRDs of paths.
-func (a *app) readCRDs(paths []string) (*mutation.Schemas, []string) {
+// readCRDs builds the schemas of the CRDs of paths, and the scopes of every
+// kind.
+func (a *app) readCRDs(paths []string) (*mutation.Schemas, scopes, []string) {
 	var problems []string
-	schemas := mutation.BuiltIn()
+	schemas, kinds := mutation.BuiltIn(), newScopes()
 	for _, inp := range readInputs(paths, a.stdin) {
 		if inp.err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
@@ -289,9 +307,10 @@ func (a *app) readCRDs(paths []string) (*mutation.Schemas, []string) {
 			if err := schemas.AddCRD(d); err != nil {
 				problems = append(problems, fmt.Sprintf("%s: %v", inp.name, err))
 			}
+			kinds.addCRD(d)
 		}
 	}
-	return schemas, problems
+	return schemas, kinds, problems
 }
 
 // validConfig keeps the policies and bindings kube-apiserver's REST API
@@ -463,6 +482,9 @@ func (r admitReport) text(p *printer, diff bool) {
 		for _, e := range inv.Errors {
 			p.linef("  %s", e)
 		}
+	}
+	for _, n := range r.Notes {
+		p.linef("%s %s", p.paint(yellow, "note:"), n)
 	}
 	for _, name := range r.Unbound {
 		p.linef("%s %s has no binding: it applies to nothing (--bind-unbound binds it)", p.paint(yellow, "note:"), name)

@@ -36,6 +36,7 @@ const (
 	rwMAP   = "testdata/realworld/mutating-admission-policy"
 	mut     = "testdata/mutate"
 	adm     = "testdata/admit"
+	us      = "testdata/test/usability"
 	rwVAP   = "testdata/realworld/validating-admission-policy"
 )
 
@@ -119,6 +120,16 @@ func goldenCases() []goldenCase {
 		{name: "test-suites-junit", args: []string{"test", "-o", "junit", "testdata/test/gatehouse.test.yaml", "testdata/test/kaptest.yaml"}, exit: 1},
 		{name: "test-junit-elsewhere", args: []string{"admit", "-o", "junit", "--policies", adm + "/validating.yaml", adm + "/objects.yaml"}, exit: 2},
 		{name: "test-missing-file", args: []string{"test", "testdata/test/nope.yaml"}, exit: 2},
+		// Issue 28's usability items: per-policy expectations, references
+		// that cannot resolve to the wrong object, diff labels, unique case
+		// names, errors with file and line, kaptest's current fields, a
+		// missing file reported once, -n.
+		{name: "test-usability", args: []string{"test", us + "/usability.test.yaml", us + "/kaptest.yaml", us + "/bad-field.test.yaml", us + "/kaptest-missing.yaml"}, exit: 2},
+		{name: "test-usability-junit", args: []string{"test", "-o", "junit", us + "/usability.test.yaml", us + "/kaptest.yaml"}, exit: 1},
+		{name: "test-usability-namespace", args: []string{"test", "-n", "shop", us + "/usability.test.yaml"}, exit: 1},
+		{name: "admit-policy-as-object", args: []string{"admit", "--policies", us + "/policies.yaml", us + "/binding-only.yaml", us + "/resources.yaml"}, exit: 2},
+		{name: "admit-namespace", args: []string{"admit", "--no-diff", "-n", "shop", "--namespaces", us + "/namespaces.yaml", "--policies", us + "/policies.yaml", us + "/resources.yaml"}},
+		{name: "mutate-namespace", args: []string{"mutate", "--no-diff", "--namespace", "shop", "--namespaces", us + "/namespaces.yaml", "--policies", us + "/policies.yaml", us + "/resources.yaml"}},
 		{name: "admit-realworld-mutating", args: append([]string{"admit", "--no-diff", "--policies", rwMAP, "--params", rwMAP}, realworldResources()...), exit: 1},
 		{name: "admit-realworld", args: append([]string{"admit", "--no-diff", "--bind-unbound", "--policies", strings.Join(realworldVAPs(), ","), "--params", strings.Join(realworldVAPs(), ",")}, realworldVAPs()...), exit: 1},
 		{name: "help-lint", args: []string{"lint", "--help"}},

@@ -36,6 +36,9 @@ type mutateReport struct {
 	// Unbound are the valid policies without a binding, which never apply
 	// (unless --bind-unbound binds them).
 	Unbound []string `json:"unbound,omitempty"`
+	// Notes are what kube-apiserver would do differently with the inputs:
+	// API versions it serves only when enabled, params it could not store.
+	Notes []string `json:"notes,omitempty"`
 }
 
 type mutateInvalid struct {
@@ -117,6 +120,7 @@ or input error.`,
 	f.StringSliceVar(&groups, "groups", []string{"system:authenticated"}, "the requesting user's groups")
 	f.BoolVar(&checkIdempotent, "check-idempotent", false, "apply each mutation again to its own output and report those that change it again")
 	f.BoolVar(&noDiff, "no-diff", false, "leave the diff out of the text output")
+	f.StringVarP(&a.namespace, "namespace", "n", "default", namespaceUsage)
 	f.BoolVar(&bindUnbound, "bind-unbound", false, "bind every policy that has no binding to every request (kube-apiserver applies no policy without a binding)")
 	return cmd
 }
@@ -132,13 +136,26 @@ type mutateInputs struct {
 // document is one YAML or JSON document of an input.
 type document struct {
 	source string // file, and document index when there are several
+	// file and line are where the document starts.
+	file   string
+	line   int
 	object *unstructured.Unstructured
 }
+
+// at is the document's file and line, for messages.
+func (d document) at() string { return fmt.Sprintf("%s:%d", d.file, d.line) }
 
 // splitDocuments splits a YAML or JSON stream into its documents, empty ones
 // left out.
 func splitDocuments(data []byte) ([][]byte, error) {
+	docs, _, err := splitDocumentLines(data)
+	return docs, err
+}
+
+// splitDocumentLines is splitDocuments with the line each document starts at.
+func splitDocumentLines(data []byte) ([][]byte, []int, error) {
 	var docs [][]byte
+	var lines []int
 	var errs []error
 	manifest.Documents(data, func(line int, doc []byte, err error) {
 		if err != nil {
@@ -147,9 +164,10 @@ func splitDocuments(data []byte) ([][]byte, error) {
 		}
 		if len(strings.TrimSpace(string(doc))) > 0 {
 			docs = append(docs, doc)
+			lines = append(lines, line)
 		}
 	})
-	return docs, errors.Join(errs...)
+	return docs, lines, errors.Join(errs...)
 }
 
 // readDocuments reads the objects of paths; a problem is an input error.
@@ -161,7 +179,7 @@ func (a *app) readDocuments(paths []string) ([]document, []string) {
 			problems = append(problems, fmt.Sprintf("%s: %v", in.name, in.err))
 			continue
 		}
-		split, err := splitDocuments(in.data)
+		split, lines, err := splitDocumentLines(in.data)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", in.name, err))
 			continue
@@ -169,7 +187,7 @@ func (a *app) readDocuments(paths []string) ([]document, []string) {
 		for i, d := range split {
 			var obj map[string]any
 			if err := yaml.Unmarshal(d, &obj); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: document %d: %v", in.name, i+1, err))
+				problems = append(problems, yamlProblem(in.name, lines[i], err))
 				continue
 			}
 			if obj == nil {
@@ -183,15 +201,15 @@ func (a *app) readDocuments(paths []string) ([]document, []string) {
 			if u.IsList() {
 				items, err := u.ToList()
 				if err != nil {
-					problems = append(problems, fmt.Sprintf("%s: %v", source, err))
+					problems = append(problems, fmt.Sprintf("%s:%d: %v", in.name, lines[i], err))
 					continue
 				}
 				for j := range items.Items {
-					docs = append(docs, document{source: fmt.Sprintf("%s[%d]", source, j), object: &items.Items[j]})
+					docs = append(docs, document{source: fmt.Sprintf("%s[%d]", source, j), file: in.name, line: lines[i], object: &items.Items[j]})
 				}
 				continue
 			}
-			docs = append(docs, document{source: source, object: u})
+			docs = append(docs, document{source: source, file: in.name, line: lines[i], object: u})
 		}
 	}
 	return docs, problems
@@ -203,12 +221,16 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 		return errInput
 	}
 	var problems []string
+	var uses []versionUse
 	var policyObjs mutation.Objects
+	configFiles := map[string]bool{}
 	for _, inp := range readInputs(in.policies, a.stdin) {
+		configFiles[inp.name] = true
 		if inp.err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
 			continue
 		}
+		uses = append(uses, apiVersionUses(a.kube, inp)...)
 		got, err := mutation.Decode(inp.data)
 		if got != nil {
 			policyObjs.Policies = append(policyObjs.Policies, got.Policies...)
@@ -228,21 +250,13 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 	problems = append(problems, p...)
 	objects, p := a.readDocuments(in.objects)
 	problems = append(problems, p...)
-	schemas := mutation.BuiltIn()
-	for _, inp := range readInputs(in.crds, a.stdin) {
-		if inp.err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
-			continue
-		}
-		split, err := splitDocuments(inp.data)
-		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, err))
-			continue
-		}
-		for _, d := range split {
-			if err := schemas.AddCRD(d); err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", inp.name, err))
-			}
+	schemas, kinds, p := a.readCRDs(in.crds)
+	problems = append(problems, p...)
+	objects, p = configurationObjects(objects, configFiles, "--policies")
+	problems = append(problems, p...)
+	for _, docs := range [][]document{paramDocs, objects} {
+		for _, d := range docs {
+			kinds.inNamespace(d.object, a.namespace)
 		}
 	}
 	if len(problems) > 0 {
@@ -250,7 +264,7 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 		return errInput
 	}
 
-	report := mutateReport{SchemaVersion: schemaVersion, Objects: []mutateObject{}}
+	report := mutateReport{SchemaVersion: schemaVersion, Objects: []mutateObject{}, Notes: append(apiVersionNotes(a.kube, uses), paramNotes(paramDocs)...)}
 	validator, err := mutation.NewValidator(mutation.ValidatorOptions{Kube: a.kube})
 	if err != nil {
 		return err
@@ -304,7 +318,7 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 		}
 		namespaceByName[ns.Name] = ns
 	}
-	opts := mutation.Options{Schemas: schemas, Params: mutation.NewParamObjects(clusterScoped, paramObjects...), Kube: a.kube}
+	opts := mutation.Options{Schemas: schemas, Params: mutation.NewParamObjects(kinds.clusterScoped, paramObjects...), Kube: a.kube}
 	if len(in.namespaces) > 0 {
 		opts.Namespaces = mutation.NamespaceLookupFunc(func(_ context.Context, name string) (*corev1.Namespace, error) {
 			if ns, ok := namespaceByName[name]; ok {
@@ -330,21 +344,6 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 		return errFindings
 	}
 	return nil
-}
-
-// clusterScoped tells the built-in kinds that have no namespace; params of
-// other kinds are namespaced (custom resources: say so in a binding's
-// paramRef, which gatehouse cannot check).
-func clusterScoped(gvk schema.GroupVersionKind) bool {
-	switch gvk.Kind {
-	case "Namespace", "Node", "PersistentVolume", "ClusterRole", "ClusterRoleBinding", "StorageClass",
-		"CustomResourceDefinition", "PriorityClass", "IngressClass", "RuntimeClass", "CSIDriver", "CSINode",
-		"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration", "ValidatingAdmissionPolicy",
-		"ValidatingAdmissionPolicyBinding", "MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding",
-		"APIService", "CertificateSigningRequest", "VolumeAttachment", "FlowSchema", "PriorityLevelConfiguration":
-		return true
-	}
-	return false
 }
 
 // admitOne admits one object and reports whether it is a finding.
@@ -426,8 +425,15 @@ func statusOf(err error) *mutateError {
 	return &mutateError{Message: err.Error()}
 }
 
-// yamlDiff is a unified diff of two objects' YAML.
+// yamlDiff is a unified diff of two objects' YAML, the object before and as
+// admitted.
 func yamlDiff(before, after map[string]any) string {
+	return labelledDiff("before", "admitted", before, after)
+}
+
+// labelledDiff is a unified diff of two objects' YAML, from the first
+// (labelled from) to the second (to).
+func labelledDiff(from, to string, before, after map[string]any) string {
 	b, _ := yaml.Marshal(before)
 	a, _ := yaml.Marshal(after)
 	if string(a) == string(b) {
@@ -435,7 +441,7 @@ func yamlDiff(before, after map[string]any) string {
 	}
 	diff, _ := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
 		A: difflib.SplitLines(string(b)), B: difflib.SplitLines(string(a)),
-		FromFile: "before", ToFile: "admitted", Context: 2,
+		FromFile: from, ToFile: to, Context: 2,
 	})
 	return diff
 }
@@ -454,6 +460,9 @@ func (r mutateReport) text(p *printer, diff bool) {
 		for _, e := range inv.Errors {
 			p.linef("  %s", e)
 		}
+	}
+	for _, n := range r.Notes {
+		p.linef("%s %s", p.paint(yellow, "note:"), n)
 	}
 	for _, name := range r.Unbound {
 		p.linef("%s MutatingAdmissionPolicy %s has no binding: it applies to nothing (--bind-unbound binds it)", p.paint(yellow, "note:"), name)

@@ -45,7 +45,14 @@ type app struct {
 	// with its defaults when neither is given).
 	kubeVersion, featureGates string
 	kube                      kube.Target
+	// namespace is the -n flag of admit, mutate and test: the namespace of
+	// objects of namespaced kinds that have none, as kubectl's context
+	// namespace.
+	namespace string
 }
+
+// namespaceUsage describes the -n/--namespace flag of the commands that send objects.
+const namespaceUsage = "the namespace of objects of namespaced kinds that have none (kubectl sends them in its context's namespace)"
 
 // kubeNamed tells whether the command line named a Kubernetes (a version or
 // gates): the text output then says which answered.

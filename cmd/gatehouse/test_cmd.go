@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/admission"
@@ -64,21 +64,53 @@ type testCase struct {
 	OldObject *resourceRef `json:"oldObject,omitempty"`
 	Operation string       `json:"operation,omitempty"`
 	User      *testUser    `json:"user,omitempty"`
-	// Expect is admit or deny; Message, when set, must be contained in the
-	// denial's message; Warnings, when set, are the warnings exactly;
-	// Admitted, when set, names the object the admitted one must equal.
-	Expect   string       `json:"expect"`
+	// Expect is admit or deny (unset: not checked); Message, when set,
+	// must be contained in the denial's message; Warnings, when set, are
+	// the warnings exactly; Admitted, when set, names the object the
+	// admitted one must equal.
+	Expect   string       `json:"expect,omitempty"`
 	Message  string       `json:"message,omitempty"`
 	Warnings []string     `json:"warnings,omitempty"`
 	Admitted *resourceRef `json:"admitted,omitempty"`
+	// Policies are expectations about single policies of the chain.
+	Policies []policyExpectation `json:"policies,omitempty"`
 }
 
+// policyExpectation is what one policy must have done with a case's request:
+// whether it applied (kube-apiserver ran it: a binding matched and no match
+// condition excluded the request — the peers' "skip" is applied: false),
+// its verdict, what it changed and its warnings. Unset fields are not
+// checked.
+type policyExpectation struct {
+	Name string `json:"name"`
+	// Kind is ValidatingAdmissionPolicy or MutatingAdmissionPolicy, needed
+	// only when policies of both kinds have the name.
+	Kind    string `json:"kind,omitempty"`
+	Applied *bool  `json:"applied,omitempty"`
+	// Verdict is deny when the policy's outcome denies the request (a failed
+	// validation with action Deny, an error under failurePolicy Fail), else
+	// admit.
+	Verdict string `json:"verdict,omitempty"`
+	// Mutated tells whether a mutating policy changed the object.
+	Mutated *bool `json:"mutated,omitempty"`
+	// Warnings are the request's warnings that come from the policy.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// resourceRef names one object of a test file's resources.
 type resourceRef struct {
 	Group     string `json:"group,omitempty"`
 	Version   string `json:"version,omitempty"`
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
+	// File, relative to the test file, says which resource file holds the
+	// object when several hold one of that kind, namespace and name (an
+	// expected object named as its input).
+	File string `json:"file,omitempty"`
+	// anyNamespace is kaptest's reading of a reference without a
+	// namespace: an object of that name in any namespace.
+	anyNamespace bool
 }
 
 func (r *resourceRef) String() string {
@@ -86,14 +118,52 @@ func (r *resourceRef) String() string {
 	if r.Namespace != "" {
 		s = r.Kind + " " + r.Namespace + "/" + r.Name
 	}
+	if r.File != "" {
+		s += " (" + r.File + ")"
+	}
 	return s
 }
 
+// testUser is the requesting user of a gatehouse case.
 type testUser struct {
 	Username string              `json:"username,omitempty"`
-	User     string              `json:"user,omitempty"` // kaptest's name of it
+	UID      string              `json:"uid,omitempty"`
 	Groups   []string            `json:"groups,omitempty"`
 	Extra    map[string][]string `json:"extra,omitempty"`
+}
+
+func (u *testUser) userInfo() *authenticationv1.UserInfo {
+	if u == nil {
+		return nil
+	}
+	info := &authenticationv1.UserInfo{Username: u.Username, UID: u.UID, Groups: u.Groups}
+	for k, v := range u.Extra {
+		if info.Extra == nil {
+			info.Extra = map[string]authenticationv1.ExtraValue{}
+		}
+		info.Extra[k] = v
+	}
+	return info
+}
+
+// kaptestUser is kaptest's userInfo: kaptest reads name (its README shows
+// user, which kaptest's decoder ignores; gatehouse takes either).
+type kaptestUser struct {
+	Name   string              `json:"name,omitempty"`
+	User   string              `json:"user,omitempty"`
+	Groups []string            `json:"groups,omitempty"`
+	Extra  map[string][]string `json:"extra,omitempty"`
+}
+
+func (u *kaptestUser) userInfo() *authenticationv1.UserInfo {
+	if u == nil {
+		return nil
+	}
+	name := u.Name
+	if name == "" {
+		name = u.User
+	}
+	return (&testUser{Username: name, Groups: u.Groups, Extra: u.Extra}).userInfo()
 }
 
 // testReport is the -o json / -o yaml output of test.
@@ -109,13 +179,19 @@ type testResult struct {
 	// Format is gatehouse, kaptest or kaptest-v0.1.
 	Format string `json:"format"`
 	// Error is a problem with the file itself (its inputs).
-	Error string        `json:"error,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Notes are what kube-apiserver would do differently with the inputs
+	// than the file may assume (API versions it serves only when enabled,
+	// params it could not store).
+	Notes []string      `json:"notes,omitempty"`
 	Cases []caseOutcome `json:"cases"`
 }
 
 type caseOutcome struct {
-	Name   string `json:"name"`
-	Passed bool   `json:"passed"`
+	Name string `json:"name"`
+	// Line is the case's line in the test file.
+	Line   int  `json:"line,omitempty"`
+	Passed bool `json:"passed"`
 	// Got is kube-apiserver's outcome (admit, deny; for kaptest suites
 	// also skip and error), Want the expectation.
 	Got  string `json:"got"`
@@ -153,6 +229,7 @@ error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runTests(cmd.Context(), args) },
 	}
+	cmd.Flags().StringVarP(&a.namespace, "namespace", "n", "default", namespaceUsage)
 	cmd.AddCommand(a.testInitCommand())
 	return cmd
 }
@@ -162,55 +239,14 @@ func (a *app) testInitCommand() *cobra.Command {
 		Use:   "init POLICY_FILE",
 		Short: "Write a skeleton test file for a policy file",
 		Long: `Write <policy file without extension>.test.yaml next to the policy file: a
-gatehouse test file with one admitted and one denied case to edit, and
-<name>.resources.yaml with their objects.`,
+gatehouse test file with cases for each policy of the file, and
+<name>.resources.yaml with their objects: for each policy, an object of the
+first kind it matches, built from that kind's schema, in an admitted and a
+denied case to edit (a validating policy), or an admitted case whose expected
+object is what the policy makes of it now (a mutating policy).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.testInit(args[0]) },
 	}
-}
-
-func (a *app) testInit(policyFile string) error {
-	base := strings.TrimSuffix(policyFile, filepath.Ext(policyFile))
-	testFile, resources := base+".test.yaml", base+".resources.yaml"
-	for _, f := range []string{testFile, resources} {
-		if _, err := os.Stat(f); err == nil {
-			fmt.Fprintf(a.stderr, "gatehouse: %s exists: not overwritten\n", f)
-			return errInput
-		}
-	}
-	suite := fmt.Sprintf(`apiVersion: gatehouse.dev/v1alpha1
-kind: AdmissionTest
-policies: [%s]
-resources: [%s]
-cases:
-- name: admitted
-  object: {kind: Pod, namespace: default, name: good}
-  expect: admit
-- name: denied
-  object: {kind: Pod, namespace: default, name: bad}
-  expect: deny
-  message: CHANGEME
-`, filepath.Base(policyFile), filepath.Base(resources))
-	objects := `apiVersion: v1
-kind: Pod
-metadata: {name: good, namespace: default}
-spec:
-  containers: [{name: c, image: CHANGEME}]
----
-apiVersion: v1
-kind: Pod
-metadata: {name: bad, namespace: default}
-spec:
-  containers: [{name: c, image: CHANGEME}]
-`
-	if err := os.WriteFile(testFile, []byte(suite), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(resources, []byte(objects), 0o644); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.stdout, "wrote %s and %s\n", testFile, resources)
-	return nil
 }
 
 func (a *app) runTests(ctx context.Context, files []string) error {
@@ -256,9 +292,16 @@ type kaptestManifest struct {
 	// the first format
 	ValidatingAdmissionPolicies []string       `json:"validatingAdmissionPolicies"`
 	TestSuites                  []kaptestSuite `json:"testSuites"`
-	// both
-	Resources []string `json:"resources"`
-	CRDs      []string `json:"crds"`
+	// both; params and namespaces are the first format's (the current one
+	// finds them among the resources, as gatehouse does in both).
+	Resources  []string `json:"resources"`
+	Params     []string `json:"params"`
+	Namespaces []string `json:"namespaces"`
+	CRDs       []string `json:"crds"`
+	// SchemaLocations are kubeconform's schemas, with which kaptest checks
+	// the resources; gatehouse types custom resources with their CRDs
+	// (crds) and notes the locations it does not read.
+	SchemaLocations []string `json:"schemaLocations"`
 }
 
 type kaptestSuite struct {
@@ -270,10 +313,23 @@ type kaptestTest struct {
 	Object        *resourceRef `json:"object"`
 	OldObject     *resourceRef `json:"oldObject"`
 	Param         *resourceRef `json:"param"`
-	UserInfo      *testUser    `json:"userInfo"`
+	UserInfo      *kaptestUser `json:"userInfo"`
 	Expect        string       `json:"expect"`
 	DeniedMessage string       `json:"deniedMessage"`
 	ExpectObject  *resourceRef `json:"expectObject"`
+	// DisableNameOverwrite keeps expectObject's own name (kaptest compares
+	// it named as the object otherwise).
+	DisableNameOverwrite bool `json:"disableNameOverwrite"`
+}
+
+// refs marks the test's references as kaptest reads them: without a
+// namespace, an object of that name in any namespace.
+func (tc *kaptestTest) refs() {
+	for _, r := range []*resourceRef{tc.Object, tc.OldObject, tc.Param, tc.ExpectObject} {
+		if r != nil && r.Namespace == "" {
+			r.anyNamespace = true
+		}
+	}
 }
 
 // testWorld is what a test file's cases run against.
@@ -287,6 +343,12 @@ type testWorld struct {
 	params     []document
 	namespaces []document
 	schemas    *mutation.Schemas
+	scopes     scopes
+	// namespace is -n: the namespace of objects of namespaced kinds that
+	// have none, and of references without one.
+	namespace string
+	// notes are the inputs' notes (testResult.Notes).
+	notes []string
 	// The webhooks, pointed at the scripted server that stop stops.
 	mutatingHooks   []*admissionregistrationv1.MutatingWebhookConfiguration
 	validatingHooks []*admissionregistrationv1.ValidatingWebhookConfiguration
@@ -337,7 +399,7 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 	}
 	var probe map[string]any
 	if err := yaml.Unmarshal(in.data, &probe); err != nil {
-		res.Error = err.Error()
+		res.Error = yamlProblem(in.name, 1, err)
 		return res
 	}
 	dir := filepath.Dir(in.name)
@@ -345,11 +407,11 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 		res.Format = "gatehouse"
 		var s testSuite
 		if err := yaml.UnmarshalStrict(in.data, &s); err != nil {
-			res.Error = err.Error()
+			res.Error = strictProblem(in.name, in.data, err)
 			return res
 		}
 		if s.Kind != "AdmissionTest" || s.APIVersion != "gatehouse.dev/v1alpha1" {
-			res.Error = fmt.Sprintf("unsupported kind %s %q: expected AdmissionTest (gatehouse.dev/v1alpha1) or a kaptest manifest", s.Kind, s.APIVersion)
+			res.Error = fmt.Sprintf("%s: unsupported kind %s %q: expected AdmissionTest (gatehouse.dev/v1alpha1), a kaptest manifest or a Kyverno CLI test", in.name, s.Kind, s.APIVersion)
 			return res
 		}
 		w, err := a.loadTestWorld(dir, s.Policies, s.Resources, s.Params, s.CRDs, s.Namespaces)
@@ -363,15 +425,24 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 		if w.stop != nil {
 			defer w.stop()
 		}
+		res.Notes = w.notes
+		lines := sequenceLines(in.data, "cases")
 		res.Cases = a.runGatehouseCases(ctx, w, &s)
+		for i := range res.Cases {
+			// The configuration's own case, when there is one, comes first.
+			if j := i - (len(res.Cases) - len(s.Cases)); j >= 0 && j < len(lines) {
+				res.Cases[i].Line = lines[j]
+			}
+		}
+		uniqueNames(res.Cases)
 		return res
 	}
 	var k kaptestManifest
+	res.Format = "kaptest"
 	if err := yaml.UnmarshalStrict(in.data, &k); err != nil {
-		res.Error = err.Error()
+		res.Error = strictProblem(in.name, in.data, err)
 		return res
 	}
-	res.Format = "kaptest"
 	policies := k.Policies
 	vapSuites := k.VAPTestSuites
 	if len(k.ValidatingAdmissionPolicies) > 0 || len(k.TestSuites) > 0 {
@@ -379,25 +450,52 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 		policies = append(policies, k.ValidatingAdmissionPolicies...)
 		vapSuites = append(vapSuites, k.TestSuites...)
 	}
-	w, err := a.loadTestWorld(dir, policies, k.Resources, k.Resources, k.CRDs, k.Resources)
+	w, err := a.loadTestWorld(dir, policies, k.Resources, k.Params, k.CRDs, k.Namespaces)
 	if err != nil {
 		res.Error = err.Error()
 		return res
 	}
+	// kaptest finds params and namespaces among the resources too.
+	w.params = append(w.params, w.resources...)
+	w.namespaces = append(w.namespaces, w.resources...)
+	res.Notes = w.notes
+	if len(k.SchemaLocations) > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: schemaLocations (kubeconform's schemas) are not read: gatehouse types custom resources with their CustomResourceDefinitions (crds)", in.name))
+	}
 	for _, s := range vapSuites {
 		for i, tc := range s.Tests {
+			tc.refs()
 			res.Cases = append(res.Cases, a.runKaptestVAP(ctx, w, s.Policy, i, &tc))
 		}
 	}
 	for _, s := range k.MAPTestSuites {
 		for i, tc := range s.Tests {
+			tc.refs()
 			res.Cases = append(res.Cases, a.runKaptestMAP(ctx, w, s.Policy, i, &tc))
 		}
 	}
+	uniqueNames(res.Cases)
 	return res
 }
 
-// loadTestWorld reads a test file's inputs, relative to its directory.
+// uniqueNames numbers the cases whose names repeat, so that every case of a
+// file (and of its JUnit suite) has its own name.
+func uniqueNames(cases []caseOutcome) {
+	seen := map[string]int{}
+	for _, c := range cases {
+		seen[c.Name]++
+	}
+	n := map[string]int{}
+	for i, c := range cases {
+		if seen[c.Name] > 1 {
+			n[c.Name]++
+			cases[i].Name = fmt.Sprintf("%s (%d)", c.Name, n[c.Name])
+		}
+	}
+}
+
+// loadTestWorld reads a test file's inputs, relative to its directory, each
+// file once.
 func (a *app) loadTestWorld(dir string, policies, resources, params, crds, namespaces []string) (*testWorld, error) {
 	rel := func(paths []string) []string {
 		out := make([]string, len(paths))
@@ -409,8 +507,9 @@ func (a *app) loadTestWorld(dir string, policies, resources, params, crds, names
 		}
 		return out
 	}
-	w := &testWorld{dir: dir, kube: a.kube}
+	w := &testWorld{dir: dir, kube: a.kube, namespace: a.namespace}
 	var problems []string
+	var uses []versionUse
 	for _, inp := range readInputs(rel(policies), a.stdin) {
 		if inp.err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))
@@ -420,6 +519,7 @@ func (a *app) loadTestWorld(dir string, policies, resources, params, crds, names
 		w.maps.Policies, w.maps.Bindings = append(w.maps.Policies, cfg.MutatingPolicies...), append(w.maps.Bindings, cfg.MutatingPolicyBindings...)
 		w.vaps.Policies, w.vaps.Bindings = append(w.vaps.Policies, cfg.ValidatingPolicies...), append(w.vaps.Bindings, cfg.ValidatingPolicyBindings...)
 		problems = append(problems, policyProblems(inp.name, err)...)
+		uses = append(uses, apiVersionUses(a.kube, inp)...)
 	}
 	var p []string
 	w.resources, p = a.readDocuments(rel(resources))
@@ -428,28 +528,81 @@ func (a *app) loadTestWorld(dir string, policies, resources, params, crds, names
 	problems = append(problems, p...)
 	w.namespaces, p = a.readDocuments(rel(namespaces))
 	problems = append(problems, p...)
-	w.schemas, p = a.readCRDs(rel(crds))
+	w.schemas, w.scopes, p = a.readCRDs(rel(crds))
 	problems = append(problems, p...)
 	if len(problems) > 0 {
 		return nil, errors.New(strings.Join(problems, "; "))
 	}
+	for _, docs := range [][]document{w.resources, w.params} {
+		for _, d := range docs {
+			w.scopes.inNamespace(d.object, w.namespace)
+		}
+	}
+	w.notes = append(apiVersionNotes(a.kube, uses), paramNotes(w.params)...)
 	return w, nil
 }
 
-// find is the resource a reference names.
+// find is the resource a reference names: exactly one must match, so that
+// a reference never resolves to another object than the one meant.
 func (w *testWorld) find(r *resourceRef) (*unstructured.Unstructured, error) {
 	if r == nil {
 		return nil, nil
 	}
+	var found []document
+	seen := map[string]bool{}
 	for _, d := range w.resources {
+		// A file listed twice (kaptest's resources are also its params)
+		// holds its objects once.
+		if seen[d.at()] {
+			continue
+		}
+		seen[d.at()] = true
 		o := d.object
 		gvk := o.GroupVersionKind()
-		if o.GetKind() == r.Kind && o.GetName() == r.Name && o.GetNamespace() == r.Namespace &&
-			(r.Group == "" || gvk.Group == r.Group) && (r.Version == "" || gvk.Version == r.Version) {
-			return o.DeepCopy(), nil
+		if o.GetKind() != r.Kind || o.GetName() != r.Name || (r.Group != "" && gvk.Group != r.Group) || (r.Version != "" && gvk.Version != r.Version) {
+			continue
 		}
+		if r.File != "" && filepath.Clean(d.file) != filepath.Join(w.dir, r.File) {
+			continue
+		}
+		switch ns := o.GetNamespace(); {
+		case r.Namespace != "":
+			if ns != r.Namespace {
+				continue
+			}
+		case r.anyNamespace:
+		default:
+			// Without a namespace, a reference names the object in the
+			// -n namespace (objects without one were put there), or a
+			// cluster-scoped one.
+			if ns != "" && ns != w.namespace {
+				continue
+			}
+		}
+		found = append(found, d)
 	}
-	return nil, fmt.Errorf("no resource %s", r)
+	switch len(found) {
+	case 1:
+		return found[0].object.DeepCopy(), nil
+	case 0:
+		where := "in the resources"
+		if r.Namespace == "" && !r.anyNamespace {
+			where = fmt.Sprintf("in the resources (a reference without a namespace names an object of namespace %q, -n, or a cluster-scoped one)", w.namespace)
+		}
+		return nil, fmt.Errorf("no resource %s %s", r, where)
+	}
+	var at []string
+	for _, d := range found {
+		at = append(at, fmt.Sprintf("%s %s at %s", d.object.GetKind(), objectKey(d.object), d.at()))
+	}
+	return nil, fmt.Errorf("%d resources match %s: %s; say which with file: (or namespace:)", len(found), r, strings.Join(at, ", "))
+}
+
+func objectKey(o *unstructured.Unstructured) string {
+	if o.GetNamespace() == "" {
+		return o.GetName()
+	}
+	return o.GetNamespace() + "/" + o.GetName()
 }
 
 // options are the engines' collaborators over the world.
@@ -458,7 +611,7 @@ func (w *testWorld) options() admission.Options {
 	for _, d := range w.params {
 		params = append(params, d.object)
 	}
-	o := admission.Options{Schemas: w.schemas, Params: mutation.NewParamObjects(clusterScoped, params...), Kube: w.kube}
+	o := admission.Options{Schemas: w.schemas, Params: mutation.NewParamObjects(w.scopes.clusterScoped, params...), Kube: w.kube}
 	namespaces := map[string]*corev1.Namespace{}
 	for _, d := range w.namespaces {
 		if d.object.GetKind() != "Namespace" || d.object.GetAPIVersion() != "v1" {
@@ -482,7 +635,7 @@ func (w *testWorld) options() admission.Options {
 }
 
 // request is the admission request of a case.
-func (w *testWorld) request(object, old *resourceRef, operation string, user *testUser) (*admission.Request, error) {
+func (w *testWorld) request(object, old *resourceRef, operation string, user *authenticationv1.UserInfo) (*admission.Request, error) {
 	obj, err := w.find(object)
 	if err != nil {
 		return nil, err
@@ -518,16 +671,7 @@ func (w *testWorld) request(object, old *resourceRef, operation string, user *te
 	r := &admission.Request{Operation: op, Kind: gvk, Resource: resource, Name: some.GetName(), Namespace: ns, Object: obj, OldObject: oldObj,
 		UserInfo: authenticationv1.UserInfo{Username: "gatehouse", Groups: []string{"system:authenticated"}}}
 	if user != nil {
-		r.UserInfo = authenticationv1.UserInfo{Username: user.Username, Groups: user.Groups}
-		if user.User != "" {
-			r.UserInfo.Username = user.User
-		}
-		for k, v := range user.Extra {
-			if r.UserInfo.Extra == nil {
-				r.UserInfo.Extra = map[string]authenticationv1.ExtraValue{}
-			}
-			r.UserInfo.Extra[k] = v
-		}
+		r.UserInfo = *user
 	}
 	return r, nil
 }
@@ -566,12 +710,18 @@ func (a *app) runGatehouseCases(ctx context.Context, w *testWorld, s *testSuite)
 		if co.Name == "" {
 			co.Name = fmt.Sprintf("case %d", i+1)
 		}
+		if err == nil {
+			err = tc.valid()
+		}
 		if err != nil {
 			co.Failure = err.Error()
 			out = append(out, co)
+			if tc.valid() != nil {
+				err = nil // the next case's own
+			}
 			continue
 		}
-		req, rerr := w.request(tc.Object, tc.OldObject, tc.Operation, tc.User)
+		req, rerr := w.request(tc.Object, tc.OldObject, tc.Operation, tc.User.userInfo())
 		if rerr != nil {
 			co.Failure = rerr.Error()
 			out = append(out, co)
@@ -587,9 +737,10 @@ func (a *app) runGatehouseCases(ctx context.Context, w *testWorld, s *testSuite)
 				failures = append(failures, fmt.Sprintf("message %q does not contain %q", statusMessage(aerr), tc.Message))
 			}
 		}
-		if co.Got != tc.Expect {
+		if tc.Expect != "" && co.Got != tc.Expect {
 			failures = append([]string{fmt.Sprintf("%s, want %s", describe(co.Got, aerr), tc.Expect)}, failures...)
 		}
+		failures = append(failures, checkPolicies(w, trace, res.Warnings, tc.Policies)...)
 		if tc.Warnings != nil && !reflect.DeepEqual(res.Warnings, tc.Warnings) {
 			failures = append(failures, fmt.Sprintf("warnings %q, want %q", res.Warnings, tc.Warnings))
 		}
@@ -605,8 +756,8 @@ func (a *app) runGatehouseCases(ctx context.Context, w *testWorld, s *testSuite)
 				// resource file cannot hold two objects of one name).
 				want.SetName(req.Name)
 				gvk := want.GroupVersionKind()
-				if d := yamlDiff(normalized(w.schemas, want.Object, gvk), normalized(w.schemas, res.Object.Object, gvk)); d != "" {
-					failures = append(failures, "the admitted object differs:\n"+strings.TrimRight(d, "\n"))
+				if d := labelledDiff("expected", "admitted", normalized(w.schemas, want.Object, gvk), normalized(w.schemas, res.Object.Object, gvk)); d != "" {
+					failures = append(failures, "the admitted object differs from the expected one:\n"+strings.TrimRight(d, "\n"))
 				}
 			}
 		}
@@ -640,12 +791,7 @@ func describe(got string, err error) string {
 // kube-apiserver would run it; kaptest's expectations are admit, deny, skip
 // (a false match condition) and error (an expression that fails).
 func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i int, tc *kaptestTest) caseOutcome {
-	co := caseOutcome{Name: fmt.Sprintf("%s #%d", policy, i+1), Want: tc.Expect}
-	if tc.Object != nil {
-		co.Name += " " + tc.Object.String()
-	} else if tc.OldObject != nil {
-		co.Name += " " + tc.OldObject.String()
-	}
+	co := caseOutcome{Name: kaptestCaseName("VAP", policy, i, tc), Want: tc.Expect}
 	var p *admissionregistrationv1.ValidatingAdmissionPolicy
 	for _, cand := range w.vaps.Policies {
 		if cand.Name == policy {
@@ -658,10 +804,12 @@ func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i 
 	}
 	b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policy + "-kaptest"},
 		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: policy, ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny}}}
-	if tc.Param != nil {
-		b.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: tc.Param.Name, Namespace: tc.Param.Namespace,
-			ParameterNotFoundAction: new(admissionregistrationv1.DenyAction)}
+	ref, err := w.kaptestParamRef(tc.Param, p.Spec.ParamKind)
+	if err != nil {
+		co.Failure = err.Error()
+		return co
 	}
+	b.Spec.ParamRef = ref
 	o := w.options()
 	d, err := validatingpolicy.NewDispatcher([]*admissionregistrationv1.ValidatingAdmissionPolicy{p}, []*admissionregistrationv1.ValidatingAdmissionPolicyBinding{b},
 		validatingpolicy.Options{Params: o.Params, Namespaces: o.Namespaces, Kube: o.Kube})
@@ -669,7 +817,7 @@ func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i 
 		co.Failure = err.Error()
 		return co
 	}
-	req, err := w.request(tc.Object, tc.OldObject, "", tc.UserInfo)
+	req, err := w.request(tc.Object, tc.OldObject, "", tc.UserInfo.userInfo())
 	if err != nil {
 		co.Failure = err.Error()
 		return co
@@ -692,6 +840,46 @@ func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i 
 		co.Trace = ""
 	}
 	return co
+}
+
+// kaptestCaseName is a kaptest case's name as kaptest prints it: the kind of
+// policy (a VAP and a MAP suite may share a policy name), the policy, the
+// operation and the objects.
+func kaptestCaseName(kind, policy string, i int, tc *kaptestTest) string {
+	name := fmt.Sprintf("[%s] %s #%d", kind, policy, i+1)
+	switch {
+	case tc.Object != nil && tc.OldObject != nil:
+		name += " (UPDATE) " + tc.OldObject.String() + " -> " + tc.Object.String()
+	case tc.Object != nil:
+		name += " (CREATE) " + tc.Object.String()
+	case tc.OldObject != nil:
+		name += " (DELETE) " + tc.OldObject.String()
+	}
+	if tc.Param != nil {
+		name += " (param " + tc.Param.Name + ")"
+	}
+	return name
+}
+
+// kaptestParamRef is the paramRef of kaptest's param reference: the object
+// of the policy's paramKind with that name (in any namespace when the
+// reference has none, as kaptest finds it), or none.
+func (w *testWorld) kaptestParamRef(r *resourceRef, kind *admissionregistrationv1.ParamKind) (*admissionregistrationv1.ParamRef, error) {
+	if r == nil || kind == nil {
+		return nil, nil
+	}
+	ref := *r
+	ref.Kind = kind.Kind
+	if gv, err := schema.ParseGroupVersion(kind.APIVersion); err == nil {
+		ref.Group, ref.Version = gv.Group, gv.Version
+	}
+	pw := *w
+	pw.resources = w.params
+	obj, err := pw.find(&ref)
+	if err != nil {
+		return nil, fmt.Errorf("param: %w", err)
+	}
+	return &admissionregistrationv1.ParamRef{Name: obj.GetName(), Namespace: obj.GetNamespace(), ParameterNotFoundAction: new(admissionregistrationv1.DenyAction)}, nil
 }
 
 // kaptestVerdict is kube-apiserver's outcome of a policy alone in kaptest's
@@ -746,10 +934,7 @@ func kaptestVerdict(t *validatingpolicy.Trace, err error) (verdict, why string) 
 // alone; kaptest's expectations are mutate (the admitted object must be
 // expectObject), skip and error.
 func (a *app) runKaptestMAP(ctx context.Context, w *testWorld, policy string, i int, tc *kaptestTest) caseOutcome {
-	co := caseOutcome{Name: fmt.Sprintf("%s #%d", policy, i+1), Want: tc.Expect}
-	if tc.Object != nil {
-		co.Name += " " + tc.Object.String()
-	}
+	co := caseOutcome{Name: kaptestCaseName("MAP", policy, i, tc), Want: tc.Expect}
 	var p *admissionregistrationv1.MutatingAdmissionPolicy
 	for _, cand := range w.maps.Policies {
 		if cand.Name == policy {
@@ -762,9 +947,12 @@ func (a *app) runKaptestMAP(ctx context.Context, w *testWorld, policy string, i 
 	}
 	b := &admissionregistrationv1.MutatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: policy + "-kaptest"},
 		Spec: admissionregistrationv1.MutatingAdmissionPolicyBindingSpec{PolicyName: policy}}
-	if tc.Param != nil {
-		b.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: tc.Param.Name, Namespace: tc.Param.Namespace, ParameterNotFoundAction: new(admissionregistrationv1.DenyAction)}
+	ref, err := w.kaptestParamRef(tc.Param, p.Spec.ParamKind)
+	if err != nil {
+		co.Failure = err.Error()
+		return co
 	}
+	b.Spec.ParamRef = ref
 	o := w.options()
 	d, err := mutation.NewDispatcher([]*admissionregistrationv1.MutatingAdmissionPolicy{p}, []*admissionregistrationv1.MutatingAdmissionPolicyBinding{b},
 		mutation.Options{Schemas: w.schemas, Params: o.Params, Namespaces: o.Namespaces, Kube: o.Kube})
@@ -772,7 +960,7 @@ func (a *app) runKaptestMAP(ctx context.Context, w *testWorld, policy string, i 
 		co.Failure = err.Error()
 		return co
 	}
-	req, err := w.request(tc.Object, tc.OldObject, "", tc.UserInfo)
+	req, err := w.request(tc.Object, tc.OldObject, "", tc.UserInfo.userInfo())
 	if err != nil {
 		co.Failure = err.Error()
 		return co
@@ -794,10 +982,12 @@ func (a *app) runKaptestMAP(ctx context.Context, w *testWorld, policy string, i 
 		if ferr != nil {
 			co.Passed, co.Failure = false, ferr.Error()
 		} else {
-			want.SetName(req.Name)
+			if !tc.DisableNameOverwrite {
+				want.SetName(req.Name)
+			}
 			gvk := want.GroupVersionKind()
-			if d := yamlDiff(normalized(w.schemas, want.Object, gvk), normalized(w.schemas, res.Object.Object, gvk)); d != "" {
-				co.Passed, co.Failure = false, "the mutated object differs:\n"+strings.TrimRight(d, "\n")
+			if d := labelledDiff("expected", "mutated", normalized(w.schemas, want.Object, gvk), normalized(w.schemas, res.Object.Object, gvk)); d != "" {
+				co.Passed, co.Failure = false, "the mutated object differs from the expected one:\n"+strings.TrimRight(d, "\n")
 			}
 		}
 	}
@@ -812,17 +1002,28 @@ func (a *app) runKaptestMAP(ctx context.Context, w *testWorld, policy string, i 
 
 func (r testReport) text(p *printer) {
 	for _, f := range r.Files {
-		p.linef("=== %s (%s)", f.File, f.Format)
+		if f.Format == "" {
+			p.linef("=== %s", f.File)
+		} else {
+			p.linef("=== %s (%s)", f.File, f.Format)
+		}
 		if f.Error != "" {
 			p.linef("%s %s", p.paint(red, "error:"), f.Error)
 			continue
+		}
+		for _, n := range f.Notes {
+			p.linef("%s %s", p.paint(yellow, "note:"), n)
 		}
 		for _, c := range f.Cases {
 			if c.Passed {
 				p.linef("%s %s", p.paint(green, "PASS"), c.Name)
 				continue
 			}
-			p.linef("%s %s: %s", p.paint(red, "FAIL"), c.Name, c.Failure)
+			at := ""
+			if c.Line > 0 {
+				at = fmt.Sprintf(" (%s:%d)", f.File, c.Line)
+			}
+			p.linef("%s %s%s: %s", p.paint(red, "FAIL"), c.Name, at, c.Failure)
 			if c.Note != "" {
 				p.linef("  %s %s", p.paint(yellow, "note:"), c.Note)
 			}
