@@ -127,6 +127,10 @@ func goldenCases() []goldenCase {
 		{name: "test-usability", args: []string{"test", us + "/usability.test.yaml", us + "/kaptest.yaml", us + "/bad-field.test.yaml", us + "/kaptest-missing.yaml"}, exit: 2},
 		{name: "test-usability-junit", args: []string{"test", "-o", "junit", us + "/usability.test.yaml", us + "/kaptest.yaml"}, exit: 1},
 		{name: "test-usability-namespace", args: []string{"test", "-n", "shop", us + "/usability.test.yaml"}, exit: 1},
+		// kaptest's published examples and its own test suites, unmodified:
+		// each case agrees, or fails with why kube-apiserver answers
+		// otherwise.
+		{name: "test-kaptest-published", args: append([]string{"test"}, kaptestPublished()...), exit: 1},
 		{name: "admit-policy-as-object", args: []string{"admit", "--policies", us + "/policies.yaml", us + "/binding-only.yaml", us + "/resources.yaml"}, exit: 2},
 		{name: "admit-namespace", args: []string{"admit", "--no-diff", "-n", "shop", "--namespaces", us + "/namespaces.yaml", "--policies", us + "/policies.yaml", us + "/resources.yaml"}},
 		{name: "mutate-namespace", args: []string{"mutate", "--no-diff", "--namespace", "shop", "--namespaces", us + "/namespaces.yaml", "--policies", us + "/policies.yaml", us + "/resources.yaml"}},
@@ -355,4 +359,12 @@ func TestExitStatusOfErrors(t *testing.T) {
 	assert.True(t, errors.Is(errFindings, errFindings))
 	_, _, exit := runCommand([]string{"authz", "validate", rwAuthz + "/gardener__gardener__authz-config-with-seedauthorizer.yaml"}, "")
 	assert.Equal(t, exitOK, exit)
+}
+
+// kaptestPublished are kaptest's published test manifests whose files are
+// all here (testdata/kaptest/SOURCES.md).
+func kaptestPublished() []string {
+	files := []string{"testdata/kaptest/examples/simple/simple-policy.test/kaptest.yaml", "testdata/kaptest/examples/complicated/complicated-policy.test/kaptest.yaml"}
+	tester, _ := filepath.Glob("testdata/kaptest/tester/*.test/kaptest.yaml")
+	return append(files, tester...)
 }

@@ -827,6 +827,9 @@ func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i 
 	co.Trace = trace.String()
 	var why string
 	co.Got, why = kaptestVerdict(trace, verr)
+	if hint := ruleGroupHint(p.Spec.MatchConstraints, req.Resource); hint != "" && co.Got == "skip" {
+		why += "; " + hint
+	}
 	co.Passed = co.Got == tc.Expect
 	if co.Passed && tc.Expect == "deny" && tc.DeniedMessage != "" && !strings.Contains(statusMessage(verr), tc.DeniedMessage) {
 		co.Passed = false
@@ -840,6 +843,29 @@ func (a *app) runKaptestVAP(ctx context.Context, w *testWorld, policy string, i 
 		co.Trace = ""
 	}
 	return co
+}
+
+// ruleGroupHint says when rules name the request's resource in another
+// group than its own (deployments under apiGroups [""]: kaptest's examples
+// do), the commonest reason kube-apiserver does not apply a policy kaptest
+// evaluates.
+func ruleGroupHint(mc *admissionregistrationv1.MatchResources, r schema.GroupVersionResource) string {
+	if mc == nil {
+		return ""
+	}
+	for _, rule := range mc.ResourceRules {
+		named, group := false, false
+		for _, res := range rule.Resources {
+			named = named || res == r.Resource
+		}
+		for _, g := range rule.APIGroups {
+			group = group || g == "*" || g == r.Group
+		}
+		if named && !group {
+			return fmt.Sprintf("the rules name %s in apiGroups %q, but %s are in group %q: write apiGroups: [%q]", r.Resource, rule.APIGroups, r.Resource, r.Group, r.Group)
+		}
+	}
+	return ""
 }
 
 // kaptestCaseName is a kaptest case's name as kaptest prints it: the kind of
