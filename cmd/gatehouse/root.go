@@ -45,6 +45,8 @@ type app struct {
 	// with its defaults when neither is given).
 	kubeVersion, featureGates string
 	kube                      kube.Target
+	// testBindUnbound is gatehouse test's --bind-unbound flag.
+	testBindUnbound bool
 }
 
 // kubeNamed tells whether the command line named a Kubernetes (a version or

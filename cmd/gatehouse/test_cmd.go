@@ -102,11 +102,14 @@ type testReport struct {
 	Files         []testResult `json:"files"`
 	Passed        int          `json:"passed"`
 	Failed        int          `json:"failed"`
+	// Skipped counts the cases out of gatehouse's scope (Kyverno's own
+	// policy kinds), neither passed nor failed.
+	Skipped int `json:"skipped,omitempty"`
 }
 
 type testResult struct {
 	File string `json:"file"`
-	// Format is gatehouse, kaptest or kaptest-v0.1.
+	// Format is gatehouse, kaptest, kaptest-v0.1 or kyverno.
 	Format string `json:"format"`
 	// Error is a problem with the file itself (its inputs).
 	Error string        `json:"error,omitempty"`
@@ -125,6 +128,9 @@ type caseOutcome struct {
 	Failure string `json:"failure,omitempty"`
 	Note    string `json:"note,omitempty"`
 	Trace   string `json:"trace,omitempty"`
+	// Skipped is a case gatehouse does not run, SkipReason says why.
+	Skipped    bool   `json:"skipped,omitempty"`
+	SkipReason string `json:"skipReason,omitempty"`
 }
 
 func (a *app) testCommand() *cobra.Command {
@@ -153,6 +159,7 @@ error.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runTests(cmd.Context(), args) },
 	}
+	cmd.Flags().BoolVar(&a.testBindUnbound, "bind-unbound", false, "bind every policy that has no binding to every request (Deny for validating policies), as Kyverno evaluates unbound policies")
 	cmd.AddCommand(a.testInitCommand())
 	return cmd
 }
@@ -220,7 +227,9 @@ func (a *app) runTests(ctx context.Context, files []string) error {
 		r := a.runTestFile(ctx, in)
 		inputErr = inputErr || r.Error != ""
 		for _, c := range r.Cases {
-			if c.Passed {
+			if c.Skipped {
+				report.Skipped++
+			} else if c.Passed {
 				report.Passed++
 			} else {
 				report.Failed++
@@ -340,6 +349,9 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 		res.Error = err.Error()
 		return res
 	}
+	if isKyvernoTest(probe) {
+		return a.runKyvernoFile(ctx, in)
+	}
 	dir := filepath.Dir(in.name)
 	if _, ok := probe["kind"]; ok {
 		res.Format = "gatehouse"
@@ -348,6 +360,7 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 			res.Error = err.Error()
 			return res
 		}
+		s.BindUnbound = s.BindUnbound || a.testBindUnbound
 		if s.Kind != "AdmissionTest" || s.APIVersion != "gatehouse.dev/v1alpha1" {
 			res.Error = fmt.Sprintf("unsupported kind %s %q: expected AdmissionTest (gatehouse.dev/v1alpha1) or a kaptest manifest", s.Kind, s.APIVersion)
 			return res
@@ -818,6 +831,10 @@ func (r testReport) text(p *printer) {
 			continue
 		}
 		for _, c := range f.Cases {
+			if c.Skipped {
+				p.linef("%s %s: %s", p.paint(yellow, "SKIP"), c.Name, c.SkipReason)
+				continue
+			}
 			if c.Passed {
 				p.linef("%s %s", p.paint(green, "PASS"), c.Name)
 				continue
@@ -831,6 +848,10 @@ func (r testReport) text(p *printer) {
 			}
 		}
 	}
+	if r.Skipped > 0 {
+		p.linef("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+		return
+	}
 	p.linef("%d passed, %d failed", r.Passed, r.Failed)
 }
 
@@ -840,22 +861,30 @@ type junitSuites struct {
 	Tests   int          `xml:"tests,attr"`
 	Failed  int          `xml:"failures,attr"`
 	Errors  int          `xml:"errors,attr"`
+	Skipped int          `xml:"skipped,attr,omitempty"`
 	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name   string      `xml:"name,attr"`
-	Tests  int         `xml:"tests,attr"`
-	Failed int         `xml:"failures,attr"`
-	Errors int         `xml:"errors,attr"`
-	Cases  []junitCase `xml:"testcase"`
-	Error  *junitError `xml:"error,omitempty"`
+	Name   string `xml:"name,attr"`
+	Tests  int    `xml:"tests,attr"`
+	Failed int    `xml:"failures,attr"`
+	Errors int    `xml:"errors,attr"`
+	// Skipped is omitted when none is.
+	Skipped int         `xml:"skipped,attr,omitempty"`
+	Cases   []junitCase `xml:"testcase"`
+	Error   *junitError `xml:"error,omitempty"`
 }
 
 type junitCase struct {
 	Name    string        `xml:"name,attr"`
 	Class   string        `xml:"classname,attr"`
 	Failure *junitFailure `xml:"failure,omitempty"`
+	Skipped *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -868,7 +897,7 @@ type junitError struct {
 }
 
 func writeJUnit(a *app, r *testReport) error {
-	out := junitSuites{Tests: r.Passed + r.Failed, Failed: r.Failed}
+	out := junitSuites{Tests: r.Passed + r.Failed + r.Skipped, Failed: r.Failed, Skipped: r.Skipped}
 	for _, f := range r.Files {
 		s := junitSuite{Name: f.File, Tests: len(f.Cases)}
 		if f.Error != "" {
@@ -877,7 +906,10 @@ func writeJUnit(a *app, r *testReport) error {
 		}
 		for _, c := range f.Cases {
 			jc := junitCase{Name: c.Name, Class: f.File}
-			if !c.Passed {
+			if c.Skipped {
+				s.Skipped++
+				jc.Skipped = &junitSkipped{Message: c.SkipReason}
+			} else if !c.Passed {
 				s.Failed++
 				text := c.Trace
 				if c.Note != "" {
