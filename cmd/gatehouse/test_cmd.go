@@ -136,7 +136,7 @@ type caseOutcome struct {
 func (a *app) testCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test FILE...",
-		Short: "Run admission policy test suites: gatehouse's and kaptest's",
+		Short: "Run admission policy test suites: gatehouse's, kaptest's and Kyverno's",
 		Long: `Run the cases of test files against kube-apiserver 1.37's admission chain and
 report each one's pass or failure, with the trace of each failure.
 
@@ -152,6 +152,18 @@ named policy bound alone (Deny; the case's param as its paramRef). kaptest
 evaluates the expressions only; where its expected answer differs from
 kube-apiserver's (kaptest ignores matchConstraints and failurePolicy and has no
 authorizer), the case fails with a note saying so.
+
+Kyverno CLI test files (kyverno-test.yaml: cli.kyverno.io/v1alpha1 Test, and its
+older form) are read as they are: policies, resources, paramResources, values
+(namespace labels), userinfo, and results. Each result on each resource is a
+case: kube-apiserver's verdict on the native policy (ValidatingAdmissionPolicy:
+pass, fail, warn, skip, error; MutatingAdmissionPolicy: pass with the admitted
+object equal to patchedResources, skip, error). Where the file expects what
+kube-apiserver cannot give (a policy without a binding, a policy or binding
+kube-apiserver refuses, a policy that reads several params at once), the case
+fails with a note giving the reason and the fix. --bind-unbound binds every
+unbound policy to every request, as Kyverno evaluates them. Results of Kyverno's
+own policy kinds are reported skipped.
 
 Output: text, -o json, -o yaml, or -o junit (JUnit XML for CI systems). Exit
 status: 0 when every case passes, 1 when one fails, 2 on a usage or input

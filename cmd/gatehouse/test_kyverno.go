@@ -262,6 +262,9 @@ type kyvernoWorld struct {
 	// why; bindUnbound is --bind-unbound.
 	refusedParams []string
 	bindUnbound   bool
+	// kyvernoPolicies are the kinds (and apiVersions) of the policies of
+	// Kyverno's own kinds in the policy files, by name.
+	kyvernoPolicies map[string]string
 }
 
 // storable is nil when kube-apiserver can hold o: an object of a built-in
@@ -306,7 +309,20 @@ func (a *app) runKyvernoTest(ctx context.Context, dir string, t *kyvernoTest) ([
 	for _, docs := range [][]document{w.resources, w.params} {
 		defaultNamespace(docs)
 	}
-	kw := &kyvernoWorld{testWorld: w, patched: map[string][]document{}, bindUnbound: a.testBindUnbound}
+	kw := &kyvernoWorld{testWorld: w, patched: map[string][]document{}, bindUnbound: a.testBindUnbound, kyvernoPolicies: map[string]string{}}
+	paths := make([]string, len(t.Policies))
+	for i, p := range t.Policies {
+		paths[i] = p
+		if !filepath.IsAbs(p) {
+			paths[i] = filepath.Join(dir, p)
+		}
+	}
+	docs, _ := a.readDocuments(paths)
+	for _, d := range docs {
+		if g := d.object.GroupVersionKind().Group; g == "kyverno.io" || strings.HasSuffix(g, ".kyverno.io") {
+			kw.kyvernoPolicies[d.object.GetName()] = fmt.Sprintf("%s (%s)", d.object.GetKind(), d.object.GetAPIVersion())
+		}
+	}
 	// A param kube-apiserver cannot store (a ConfigMap's data not strings)
 	// does not exist for its policies.
 	params := w.params[:0]
@@ -472,11 +488,10 @@ func (w *kyvernoWorld) nativeKind(r *kyvernoResult, policy string) (string, bool
 	case r.IsMutatingAdmissionPolicy || hasMAP:
 		return "MutatingAdmissionPolicy", true
 	}
-	what := "a Kyverno policy (ClusterPolicy or Policy"
-	if r.Rule != "" {
-		what += ", rule " + r.Rule
+	if k, ok := w.kyvernoPolicies[policy]; ok {
+		return fmt.Sprintf("a Kyverno %s: Kyverno's own policy kinds are out of gatehouse's scope", k), false
 	}
-	return what + "), not a native admission policy of the test's policy files: Kyverno's own policy kinds are out of gatehouse's scope", false
+	return "not a native admission policy of the test's policy files (a Kyverno policy, ClusterPolicy or Policy): Kyverno's own policy kinds are out of gatehouse's scope", false
 }
 
 // kyvernoResources are the resources a result names, and the names it
