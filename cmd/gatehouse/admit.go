@@ -204,7 +204,7 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 			problems = append(problems, err.Error())
 		}
 	}
-	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}, Notes: append(apiVersionNotes(a.kube, uses), paramNotes(paramDocs)...)}
+	report := admitReport{SchemaVersion: schemaVersion, Objects: []admitObject{}, Notes: append(apiVersionNotes(a.kube, uses), paramNotes(schemas, paramDocs)...)}
 	mutatingHooks, validatingHooks, p := readWebhookConfigurations(a.kube, webhookDocs, &report)
 	problems = append(problems, p...)
 	if len(problems) > 0 {

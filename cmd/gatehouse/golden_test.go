@@ -38,6 +38,7 @@ const (
 	adm     = "testdata/admit"
 	us      = "testdata/test/usability"
 	rwVAP   = "testdata/realworld/validating-admission-policy"
+	kyv     = "testdata/kyverno"
 )
 
 // realworldVAPs are the published ValidatingAdmissionPolicy files that
@@ -60,6 +61,18 @@ func realworldVAPs() []string {
 			out = append(out, f)
 		}
 	}
+	return out
+}
+
+// kyvernoSuites are the Kyverno CLI test files of testdata/kyverno.
+func kyvernoSuites() []string {
+	var out []string
+	_ = filepath.WalkDir(kyv, func(path string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "kyverno-test.yaml" {
+			out = append(out, path)
+		}
+		return err
+	})
 	return out
 }
 
@@ -134,6 +147,13 @@ func goldenCases() []goldenCase {
 		{name: "admit-policy-as-object", args: []string{"admit", "--policies", us + "/policies.yaml", us + "/binding-only.yaml", us + "/resources.yaml"}, exit: 2},
 		{name: "admit-namespace", args: []string{"admit", "--no-diff", "-n", "shop", "--namespaces", us + "/namespaces.yaml", "--policies", us + "/policies.yaml", us + "/resources.yaml"}},
 		{name: "mutate-namespace", args: []string{"mutate", "--no-diff", "--namespace", "shop", "--namespaces", us + "/namespaces.yaml", "--policies", us + "/policies.yaml", us + "/resources.yaml"}},
+		// Kyverno's published suites of native policies, unmodified: the
+		// failures are where Kyverno's model differs from kube-apiserver's,
+		// each with its note.
+		{name: "test-kyverno", args: append([]string{"test"}, kyvernoSuites()...), exit: 1},
+		{name: "test-kyverno-bind-unbound", args: append([]string{"test", "--bind-unbound"}, kyvernoSuites()...), exit: 1},
+		{name: "test-kyverno-json", args: []string{"test", "-o", "json", kyv + "/test-validating-admission-policy/with-params/kyverno-test.yaml", kyv + "/test-mutating-admission-policy/with-two-params/kyverno-test.yaml"}, exit: 1},
+		{name: "test-kyverno-skipped-junit", args: []string{"test", "-o", "junit", "testdata/test/kyverno-mixed/kyverno-test.yaml"}},
 		{name: "admit-realworld-mutating", args: append([]string{"admit", "--no-diff", "--policies", rwMAP, "--params", rwMAP}, realworldResources()...), exit: 1},
 		{name: "admit-realworld", args: append([]string{"admit", "--no-diff", "--bind-unbound", "--policies", strings.Join(realworldVAPs(), ","), "--params", strings.Join(realworldVAPs(), ",")}, realworldVAPs()...), exit: 1},
 		{name: "help-lint", args: []string{"lint", "--help"}},

@@ -264,7 +264,7 @@ func (a *app) mutate(ctx context.Context, in mutateInputs) error {
 		return errInput
 	}
 
-	report := mutateReport{SchemaVersion: schemaVersion, Objects: []mutateObject{}, Notes: append(apiVersionNotes(a.kube, uses), paramNotes(paramDocs)...)}
+	report := mutateReport{SchemaVersion: schemaVersion, Objects: []mutateObject{}, Notes: append(apiVersionNotes(a.kube, uses), paramNotes(schemas, paramDocs)...)}
 	validator, err := mutation.NewValidator(mutation.ValidatorOptions{Kube: a.kube})
 	if err != nil {
 		return err

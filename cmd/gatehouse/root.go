@@ -49,6 +49,8 @@ type app struct {
 	// objects of namespaced kinds that have none, as kubectl's context
 	// namespace.
 	namespace string
+	// testBindUnbound is gatehouse test's --bind-unbound flag.
+	testBindUnbound bool
 }
 
 // namespaceUsage describes the -n/--namespace flag of the commands that send objects.

@@ -172,11 +172,14 @@ type testReport struct {
 	Files         []testResult `json:"files"`
 	Passed        int          `json:"passed"`
 	Failed        int          `json:"failed"`
+	// Skipped counts the cases out of gatehouse's scope (Kyverno's own
+	// policy kinds), neither passed nor failed.
+	Skipped int `json:"skipped,omitempty"`
 }
 
 type testResult struct {
 	File string `json:"file"`
-	// Format is gatehouse, kaptest or kaptest-v0.1.
+	// Format is gatehouse, kaptest, kaptest-v0.1 or kyverno.
 	Format string `json:"format"`
 	// Error is a problem with the file itself (its inputs).
 	Error string `json:"error,omitempty"`
@@ -201,12 +204,15 @@ type caseOutcome struct {
 	Failure string `json:"failure,omitempty"`
 	Note    string `json:"note,omitempty"`
 	Trace   string `json:"trace,omitempty"`
+	// Skipped is a case gatehouse does not run, SkipReason says why.
+	Skipped    bool   `json:"skipped,omitempty"`
+	SkipReason string `json:"skipReason,omitempty"`
 }
 
 func (a *app) testCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test FILE...",
-		Short: "Run admission policy test suites: gatehouse's and kaptest's",
+		Short: "Run admission policy test suites: gatehouse's, kaptest's and Kyverno's",
 		Long: `Run the cases of test files against kube-apiserver 1.37's admission chain and
 report each one's pass or failure, with the trace of each failure.
 
@@ -223,6 +229,18 @@ evaluates the expressions only; where its expected answer differs from
 kube-apiserver's (kaptest ignores matchConstraints and failurePolicy and has no
 authorizer), the case fails with a note saying so.
 
+Kyverno CLI test files (kyverno-test.yaml: cli.kyverno.io/v1alpha1 Test, and its
+older form) are read as they are: policies, resources, paramResources, values
+(namespace labels), userinfo, and results. Each result on each resource is a
+case: kube-apiserver's verdict on the native policy (ValidatingAdmissionPolicy:
+pass, fail, warn, skip, error; MutatingAdmissionPolicy: pass with the admitted
+object equal to patchedResources, skip, error). Where the file expects what
+kube-apiserver cannot give (a policy without a binding, a policy or binding
+kube-apiserver refuses, a policy that reads several params at once), the case
+fails with a note giving the reason and the fix. --bind-unbound binds every
+unbound policy to every request, as Kyverno evaluates them. Results of Kyverno's
+own policy kinds are reported skipped.
+
 Output: text, -o json, -o yaml, or -o junit (JUnit XML for CI systems). Exit
 status: 0 when every case passes, 1 when one fails, 2 on a usage or input
 error.`,
@@ -230,6 +248,7 @@ error.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return a.runTests(cmd.Context(), args) },
 	}
 	cmd.Flags().StringVarP(&a.namespace, "namespace", "n", "default", namespaceUsage)
+	cmd.Flags().BoolVar(&a.testBindUnbound, "bind-unbound", false, "bind every policy that has no binding to every request (Deny for validating policies), as Kyverno evaluates unbound policies")
 	cmd.AddCommand(a.testInitCommand())
 	return cmd
 }
@@ -256,7 +275,9 @@ func (a *app) runTests(ctx context.Context, files []string) error {
 		r := a.runTestFile(ctx, in)
 		inputErr = inputErr || r.Error != ""
 		for _, c := range r.Cases {
-			if c.Passed {
+			if c.Skipped {
+				report.Skipped++
+			} else if c.Passed {
 				report.Passed++
 			} else {
 				report.Failed++
@@ -402,6 +423,9 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 		res.Error = yamlProblem(in.name, 1, err)
 		return res
 	}
+	if isKyvernoTest(probe) {
+		return a.runKyvernoFile(ctx, in)
+	}
 	dir := filepath.Dir(in.name)
 	if _, ok := probe["kind"]; ok {
 		res.Format = "gatehouse"
@@ -410,6 +434,7 @@ func (a *app) runTestFile(ctx context.Context, in input) testResult {
 			res.Error = strictProblem(in.name, in.data, err)
 			return res
 		}
+		s.BindUnbound = s.BindUnbound || a.testBindUnbound
 		if s.Kind != "AdmissionTest" || s.APIVersion != "gatehouse.dev/v1alpha1" {
 			res.Error = fmt.Sprintf("%s: unsupported kind %s %q: expected AdmissionTest (gatehouse.dev/v1alpha1), a kaptest manifest or a Kyverno CLI test", in.name, s.Kind, s.APIVersion)
 			return res
@@ -538,7 +563,7 @@ func (a *app) loadTestWorld(dir string, policies, resources, params, crds, names
 			w.scopes.inNamespace(d.object, w.namespace)
 		}
 	}
-	w.notes = append(apiVersionNotes(a.kube, uses), paramNotes(w.params)...)
+	w.notes = append(apiVersionNotes(a.kube, uses), paramNotes(w.schemas, w.params)...)
 	return w, nil
 }
 
@@ -1041,6 +1066,10 @@ func (r testReport) text(p *printer) {
 			p.linef("%s %s", p.paint(yellow, "note:"), n)
 		}
 		for _, c := range f.Cases {
+			if c.Skipped {
+				p.linef("%s %s: %s", p.paint(yellow, "SKIP"), c.Name, c.SkipReason)
+				continue
+			}
 			if c.Passed {
 				p.linef("%s %s", p.paint(green, "PASS"), c.Name)
 				continue
@@ -1058,6 +1087,10 @@ func (r testReport) text(p *printer) {
 			}
 		}
 	}
+	if r.Skipped > 0 {
+		p.linef("%d passed, %d failed, %d skipped", r.Passed, r.Failed, r.Skipped)
+		return
+	}
 	p.linef("%d passed, %d failed", r.Passed, r.Failed)
 }
 
@@ -1067,22 +1100,30 @@ type junitSuites struct {
 	Tests   int          `xml:"tests,attr"`
 	Failed  int          `xml:"failures,attr"`
 	Errors  int          `xml:"errors,attr"`
+	Skipped int          `xml:"skipped,attr,omitempty"`
 	Suites  []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name   string      `xml:"name,attr"`
-	Tests  int         `xml:"tests,attr"`
-	Failed int         `xml:"failures,attr"`
-	Errors int         `xml:"errors,attr"`
-	Cases  []junitCase `xml:"testcase"`
-	Error  *junitError `xml:"error,omitempty"`
+	Name   string `xml:"name,attr"`
+	Tests  int    `xml:"tests,attr"`
+	Failed int    `xml:"failures,attr"`
+	Errors int    `xml:"errors,attr"`
+	// Skipped is omitted when none is.
+	Skipped int         `xml:"skipped,attr,omitempty"`
+	Cases   []junitCase `xml:"testcase"`
+	Error   *junitError `xml:"error,omitempty"`
 }
 
 type junitCase struct {
 	Name    string        `xml:"name,attr"`
 	Class   string        `xml:"classname,attr"`
 	Failure *junitFailure `xml:"failure,omitempty"`
+	Skipped *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitFailure struct {
@@ -1095,7 +1136,7 @@ type junitError struct {
 }
 
 func writeJUnit(a *app, r *testReport) error {
-	out := junitSuites{Tests: r.Passed + r.Failed, Failed: r.Failed}
+	out := junitSuites{Tests: r.Passed + r.Failed + r.Skipped, Failed: r.Failed, Skipped: r.Skipped}
 	for _, f := range r.Files {
 		s := junitSuite{Name: f.File, Tests: len(f.Cases)}
 		if f.Error != "" {
@@ -1104,7 +1145,10 @@ func writeJUnit(a *app, r *testReport) error {
 		}
 		for _, c := range f.Cases {
 			jc := junitCase{Name: c.Name, Class: f.File}
-			if !c.Passed {
+			if c.Skipped {
+				s.Skipped++
+				jc.Skipped = &junitSkipped{Message: c.SkipReason}
+			} else if !c.Passed {
 				s.Failed++
 				text := c.Trace
 				if c.Note != "" {
