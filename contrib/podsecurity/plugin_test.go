@@ -156,7 +156,7 @@ func TestPlugin(t *testing.T) {
 		annotations: map[string]string{"pod-security.kubernetes.io/enforce-policy": "baseline:latest"},
 	}, {
 		name: "a template only warns and annotates", req: deployment("restricted", privilegedSpec),
-		warnings: []string{`would violate PodSecurity "restricted:latest": privileged (container "c" must not set securityContext.privileged=true), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`},
+		warnings:    []string{`would violate PodSecurity "restricted:latest": privileged (container "c" must not set securityContext.privileged=true), allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`},
 		annotations: map[string]string{},
 	}, {
 		name: "a template in a namespace that cannot be looked up", req: deployment("broken", privilegedSpec),
