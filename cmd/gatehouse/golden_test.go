@@ -118,6 +118,7 @@ func goldenCases() []goldenCase {
 		{name: "help-test", args: []string{"test", "--help"}},
 		{name: "test-suites", args: []string{"test", "testdata/test/gatehouse.test.yaml", "testdata/test/kaptest.yaml", "testdata/test/kaptest-v0.1.yaml"}, exit: 1},
 		{name: "test-authorizer", args: []string{"test", "testdata/test/authorizer.test.yaml"}},
+		{name: "test-podsecurity", args: []string{"test", "testdata/test/podsecurity.test.yaml"}},
 		{name: "admit-rbac-alice", args: []string{"admit", "--as", "alice", "--rbac", adm + "/rbac", "--policies", adm + "/authz-policy.yaml", adm + "/privileged-pod.yaml"}},
 		{name: "admit-rbac-bob", args: []string{"admit", "--as", "bob", "--rbac", adm + "/rbac", "--policies", adm + "/authz-policy.yaml", adm + "/privileged-pod.yaml"}, exit: 1},
 		{name: "admit-no-authorizer", args: []string{"admit", "--as", "bob", "--policies", adm + "/authz-policy.yaml", adm + "/privileged-pod.yaml"}, exit: 1},
