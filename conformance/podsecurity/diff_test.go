@@ -9,6 +9,8 @@ import (
 	"k8s.io/klog/v2"
 	"math/rand/v2"
 	"reflect"
+	"sort"
+	"strings"
 	"testing"
 
 	admissionv1 "k8s.io/api/admission/v1"
@@ -560,6 +562,9 @@ func TestPodSecurityMatchesKubeAPIServer(t *testing.T) {
 		targets = append(targets, target)
 	}
 	cases, denied, warned, differences := 0, 0, 0, 0
+	// Per kind of case: how many, denied, with warnings, with annotations.
+	type tally struct{ n, denied, warned, annotated int }
+	byName := map[string]*tally{}
 	for i := 0; i < worlds; i++ {
 		nsName := g.pick("ns", "ns", "ns", "exempt")
 		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: nsName, Labels: g.labels()}}
@@ -584,11 +589,26 @@ func TestPodSecurityMatchesKubeAPIServer(t *testing.T) {
 			cases++
 			want := kubeOutcome(kubeAdmission, tc.req, tc.obj, tc.old)
 			got := gatehouseOutcome(t, chain, tc.req)
+			kind := tc.name
+			if strings.HasPrefix(kind, "workload ") {
+				kind = "workload"
+			}
+			tl := byName[kind]
+			if tl == nil {
+				tl = &tally{}
+				byName[kind] = tl
+			}
+			tl.n++
 			if want.Status != nil {
 				denied++
+				tl.denied++
 			}
 			if len(want.Warnings) > 0 {
 				warned++
+				tl.warned++
+			}
+			if len(want.Annotations) > 0 {
+				tl.annotated++
 			}
 			if !reflect.DeepEqual(normalize(want), normalize(got)) {
 				differences++
@@ -597,6 +617,15 @@ func TestPodSecurityMatchesKubeAPIServer(t *testing.T) {
 				}
 			}
 		}
+	}
+	names := make([]string, 0, len(byName))
+	for n := range byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		tl := byName[n]
+		t.Logf("%-28s %5d cases, %5d denied, %5d with warnings, %5d with audit annotations", n, tl.n, tl.denied, tl.warned, tl.annotated)
 	}
 	t.Logf("%d cases in %d worlds (%d denied, %d with warnings): %d differences", cases, worlds, denied, warned, differences)
 	if differences > 0 {
