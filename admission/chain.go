@@ -31,6 +31,7 @@ const (
 	PluginValidatingAdmissionPolicy  = "ValidatingAdmissionPolicy"
 	PluginMutatingAdmissionWebhook   = "MutatingAdmissionWebhook"
 	PluginValidatingAdmissionWebhook = "ValidatingAdmissionWebhook"
+	PluginPodSecurity                = "PodSecurity"
 )
 
 // Config is what the chain enforces: admission policies and their bindings,
@@ -97,6 +98,51 @@ type Options struct {
 	// before 1.38 (New refuses another there). The validating webhooks run
 	// static first always.
 	StaticOrder admissionmanifest.StaticOrder
+	// PodSecurity is the PodSecurity admission plugin (contrib/podsecurity
+	// has one); nil leaves it out. The chain runs it where kube-apiserver's
+	// plugin order puts it: first in the validating phase, before
+	// ValidatingAdmissionPolicy, on the admitted object, for CREATE and
+	// UPDATE only (the operations kube-apiserver's PodSecurity handles).
+	// Its metrics and trace are the plugin PodSecurity's.
+	PodSecurity Validator
+}
+
+// Validator is a validating admission plugin that the chain runs at its
+// place in kube-apiserver's order but does not implement itself, so that the
+// library does not depend on it (PodSecurity: Options.PodSecurity).
+//
+// Validate is given the request with its Object the admitted object (after
+// every mutation); it must not modify it. It returns what it adds to the
+// request — warnings, audit annotations with their full keys — whether it
+// allows the request or not; a non-nil error denies the request, and the
+// chain returns it unchanged (an *apierrors.StatusError, as
+// kube-apiserver's plugins return, gives the request its status). A
+// Validator must be safe for concurrent use.
+type Validator interface {
+	Validate(ctx context.Context, req *Request) (Verdict, error)
+}
+
+// ValidatorFunc adapts a function to Validator.
+type ValidatorFunc func(ctx context.Context, req *Request) (Verdict, error)
+
+// Validate calls f.
+func (f ValidatorFunc) Validate(ctx context.Context, req *Request) (Verdict, error) {
+	return f(ctx, req)
+}
+
+// Verdict is what a Validator adds to a request, allowed or denied: its
+// warnings, in order, and its audit annotations (a key another plugin set
+// first keeps that plugin's value, as kube-apiserver's audit event keeps it).
+type Verdict struct {
+	Warnings         []string
+	AuditAnnotations map[string]string
+}
+
+// ValidatorTrace is what a Validator did to one request, for Explain.
+type ValidatorTrace struct {
+	Verdict Verdict
+	// Err is its denial, or nil.
+	Err error
 }
 
 // Chain admits requests as kube-apiserver's admission chain does with its
@@ -108,6 +154,8 @@ type Chain struct {
 	webhooks *admissionwebhook.Dispatcher
 	sink     metrics.Sink
 	clock    clock.PassiveClock
+	// podSecurity is Options.PodSecurity, or nil.
+	podSecurity Validator
 }
 
 // New compiles a chain. The objects must not change afterwards.
@@ -127,7 +175,7 @@ func New(cfg Config, o Options) (*Chain, error) {
 			return nil, fmt.Errorf("staticOrder %q: kube-apiserver %s runs static webhooks first only (staticOrder is 1.38's)", o.StaticOrder, o.Kube.Version())
 		}
 	}
-	c := &Chain{sink: o.Metrics, clock: o.Clock}
+	c := &Chain{sink: o.Metrics, clock: o.Clock, podSecurity: o.PodSecurity}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
 	}
@@ -255,8 +303,11 @@ type Trace struct {
 	// MutatingPolicies are the MutatingAdmissionPolicy passes: the first,
 	// and the reinvocation when there was one.
 	MutatingPolicies []*mutation.Trace
+	// PodSecurity is the PodSecurity plugin's (Options.PodSecurity); nil
+	// when it did not run.
+	PodSecurity *ValidatorTrace
 	// ValidatingPolicies is the ValidatingAdmissionPolicy plugin's trace;
-	// nil when the mutating phase denied the request.
+	// nil when an earlier plugin denied the request.
 	ValidatingPolicies *validatingpolicy.Trace
 	// MutatingWebhooks are the MutatingAdmissionWebhook passes' traces,
 	// ValidatingWebhooks the ValidatingAdmissionWebhook plugin's: each
@@ -465,6 +516,9 @@ func jsonEqual(a, b *unstructured.Unstructured) bool {
 
 // validatingPhase runs the validating plugins on the admitted object.
 func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
+	if err := c.podSecurityPlugin(ctx, req, res, t); err != nil {
+		return err
+	}
 	vreq := &validatingpolicy.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
 		Object: res.Object, OldObject: req.OldObject, Normalized: req.Normalized, WithoutMetadata: req.WithoutMetadata}
@@ -501,6 +555,30 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 	c.gather(res, wres)
 	if err != nil && t != nil {
 		t.DeniedBy = PluginValidatingAdmissionWebhook
+	}
+	return err
+}
+
+// podSecurityPlugin runs the PodSecurity plugin, if any, on the admitted
+// object of a CREATE or UPDATE.
+func (c *Chain) podSecurityPlugin(ctx context.Context, req *Request, res *Result, t *Trace) error {
+	if c.podSecurity == nil || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
+		return nil
+	}
+	preq := *req
+	preq.Object = res.Object
+	start := c.clock.Now()
+	v, err := c.podSecurity.Validate(ctx, &preq)
+	c.observePlugin(PluginPodSecurity, "validate", string(req.Operation), c.clock.Since(start), err)
+	res.Warnings = append(res.Warnings, v.Warnings...)
+	for k, val := range v.AuditAnnotations {
+		addAnnotation(&res.AuditAnnotations, k, val)
+	}
+	if t != nil {
+		t.PodSecurity = &ValidatorTrace{Verdict: v, Err: err}
+		if err != nil {
+			t.DeniedBy = PluginPodSecurity
+		}
 	}
 	return err
 }

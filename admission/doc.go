@@ -13,8 +13,11 @@
 // reinvocationPolicy IfNeeded, after the object changed), the mutating
 // phase runs exactly once more, as kube-apiserver's reinvoker does, with the
 // reinvocation state shared between the passes and the plugins. Then the
-// validating phase runs ValidatingAdmissionPolicy then
-// ValidatingAdmissionWebhook (every operation) on the final object. The first plugin that
+// validating phase runs, on the final object, PodSecurity when the caller
+// brings one (Options.PodSecurity, a Validator: CREATE and UPDATE; the
+// library does not implement it, contrib/podsecurity does), then
+// ValidatingAdmissionPolicy then ValidatingAdmissionWebhook (every
+// operation), as kube-apiserver's plugin order has them. The first plugin that
 // denies ends the request with its status; warnings and audit annotations
 // gathered until then are returned with it, an annotation key keeping its
 // first value as kube-apiserver's attributes keep it.

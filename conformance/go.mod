@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/gatehouse-dev/gatehouse v0.0.0
 	github.com/gatehouse-dev/gatehouse/conformance/oracle v0.0.0
+	github.com/gatehouse-dev/gatehouse/contrib/podsecurity v0.0.0
+	github.com/go-logr/logr v1.4.3
 	github.com/google/cel-go v0.29.2
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.0
@@ -20,6 +22,7 @@ require (
 	k8s.io/component-base v0.37.2
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
+	k8s.io/pod-security-admission v0.37.2
 	k8s.io/utils v0.0.0-20260626114624-be93311217bd
 	sigs.k8s.io/randfill v1.0.0
 	sigs.k8s.io/structured-merge-diff/v6 v6.4.2
@@ -38,7 +41,6 @@ require (
 	github.com/felixge/httpsnoop v1.0.4 // indirect
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
-	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/go-openapi/jsonpointer v1.0.0 // indirect
 	github.com/go-openapi/jsonreference v1.0.0 // indirect
@@ -97,5 +99,7 @@ require (
 )
 
 replace github.com/gatehouse-dev/gatehouse => ../
+
+replace github.com/gatehouse-dev/gatehouse/contrib/podsecurity => ../contrib/podsecurity
 
 replace github.com/gatehouse-dev/gatehouse/conformance/oracle => ./oracle

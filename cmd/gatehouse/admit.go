@@ -78,7 +78,9 @@ type admitInputs struct {
 	answers      string
 	callWebhooks bool
 	// rbac are files of RBAC objects: the expressions' authorizer.
-	rbac              []string
+	rbac []string
+	// podSecurityConfig is the PodSecurity plugin's configuration file.
+	podSecurityConfig string
 	operation         admissionv1.Operation
 	user              string
 	groups            []string
@@ -94,8 +96,10 @@ func (a *app) admitCommand() *cobra.Command {
 		Short: "What kube-apiserver's admission chain does with objects",
 		Long: `Send each object (files, directories, "-" for standard input) through
 kube-apiserver 1.37's admission chain of the policies of --policies, in its
-order: MutatingAdmissionPolicies (reinvoked once when one asks), then
-ValidatingAdmissionPolicies on the admitted object. Prints, for each object, the
+order: MutatingAdmissionPolicies (reinvoked once when one asks), then, on the
+admitted object, PodSecurity (enabled by default in kube-apiserver: the
+pod-security.kubernetes.io labels of the namespaces of --namespaces, the
+PodSecurityConfiguration of --pod-security-config) and ValidatingAdmissionPolicies. Prints, for each object, the
 verdict (or the denial and the plugin that denied), the admitted object and a
 diff, the warnings, the audit annotations and every plugin's trace.
 
@@ -145,6 +149,7 @@ policy is invalid, 2 on a usage or input error.`,
 	f.StringSliceVar(&in.webhooks, "webhooks", nil, "files or directories of validating and mutating webhook configurations")
 	f.StringVar(&in.answers, "webhook-answers", "", "a file of scripted answers of the webhooks (webhooks: [{name, answers: [{when, allowed, status, patch, warnings, auditAnnotations}], fail}])")
 	f.BoolVar(&in.callWebhooks, "call-webhooks", false, "call the webhooks' real endpoints instead of answering from --webhook-answers")
+	f.StringVar(&in.podSecurityConfig, "pod-security-config", "", "a PodSecurityConfiguration, or an AdmissionConfiguration with a PodSecurity entry (default: everything privileged, no exemptions)")
 	f.StringSliceVar(&in.rbac, "rbac", nil, "files or directories of RBAC objects: the authorizer of the expressions' authorizer checks (system:masters, then RBAC)")
 	return cmd
 }
@@ -255,6 +260,10 @@ func (a *app) admit(ctx context.Context, in admitInputs) error {
 			}
 			return nil, apierrors.NewNotFound(schema.GroupResource{Resource: "namespaces"}, name)
 		})
+	}
+	if opts.PodSecurity, err = podSecurity(in.podSecurityConfig, opts); err != nil {
+		fmt.Fprintf(a.stderr, "gatehouse: --pod-security-config: %v\n", err)
+		return errInput
 	}
 	chain, err := admission.New(cfg, opts)
 	if err != nil {
@@ -461,6 +470,15 @@ func traceText(t *admission.Trace) string {
 	for i, wt := range t.MutatingWebhooks {
 		if s := strings.TrimRight(wt.String(), "\n"); s != "" {
 			fmt.Fprintf(&b, "MutatingAdmissionWebhook (pass %d):\n%s\n", i+1, "  "+indent(s, "  "))
+		}
+	}
+	if ps := t.PodSecurity; ps != nil && (ps.Err != nil || len(ps.Verdict.Warnings) > 0) {
+		b.WriteString("PodSecurity:\n")
+		if ps.Err != nil {
+			fmt.Fprintf(&b, "  denied: %v\n", ps.Err)
+		}
+		for _, w := range ps.Verdict.Warnings {
+			fmt.Fprintf(&b, "  warning: %s\n", w)
 		}
 	}
 	if t.ValidatingPolicies != nil {

@@ -122,9 +122,17 @@ func goldenCases() []goldenCase {
 		{name: "admit-webhooks-usage", args: []string{"admit", "--policies", adm + "/mutating.yaml", "--webhooks", adm + "/webhooks.yaml", "--webhook-answers", adm + "/answers.yaml", "--call-webhooks", adm + "/objects.yaml"}, exit: 2},
 		{name: "admit-usage-no-policies", args: []string{"admit", adm + "/objects.yaml"}, exit: 2},
 		{name: "admit-usage-operation", args: []string{"admit", "--operation", "PATCH", "--policies", adm + "/validating.yaml", adm + "/objects.yaml"}, exit: 2},
+		// PodSecurity, enabled as kube-apiserver enables it, over the
+		// namespaces' labels: the privileged pod is denied in prod
+		// (enforce: restricted) with kube-apiserver's message, warned and
+		// audited in dev; the Deployment's template only warns.
+		{name: "admit-podsecurity", args: []string{"admit", "--policies", adm + "/podsecurity/policies.yaml", "--namespaces", adm + "/podsecurity/namespaces.yaml", adm + "/podsecurity/pods.yaml"}, exit: 1},
+		{name: "admit-podsecurity-exempt", args: []string{"admit", "--pod-security-config", adm + "/podsecurity/exempt-prod.yaml", "--policies", adm + "/podsecurity/policies.yaml", "--namespaces", adm + "/podsecurity/namespaces.yaml", adm + "/podsecurity/pods.yaml"}},
+		{name: "admit-podsecurity-bad-config", args: []string{"admit", "--pod-security-config", adm + "/podsecurity/bad-config.yaml", "--policies", adm + "/podsecurity/policies.yaml", adm + "/podsecurity/pods.yaml"}, exit: 2},
 		{name: "help-test", args: []string{"test", "--help"}},
 		{name: "test-suites", args: []string{"test", "testdata/test/gatehouse.test.yaml", "testdata/test/kaptest.yaml", "testdata/test/kaptest-v0.1.yaml"}, exit: 1},
 		{name: "test-authorizer", args: []string{"test", "testdata/test/authorizer.test.yaml"}},
+		{name: "test-podsecurity", args: []string{"test", "testdata/test/podsecurity.test.yaml"}},
 		{name: "admit-rbac-alice", args: []string{"admit", "--as", "alice", "--rbac", adm + "/rbac", "--policies", adm + "/authz-policy.yaml", adm + "/privileged-pod.yaml"}},
 		{name: "admit-rbac-bob", args: []string{"admit", "--as", "bob", "--rbac", adm + "/rbac", "--policies", adm + "/authz-policy.yaml", adm + "/privileged-pod.yaml"}, exit: 1},
 		{name: "admit-no-authorizer", args: []string{"admit", "--as", "bob", "--policies", adm + "/authz-policy.yaml", adm + "/privileged-pod.yaml"}, exit: 1},

@@ -656,6 +656,9 @@ func (w *testWorld) options() admission.Options {
 			return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}, nil
 		})
 	}
+	// PodSecurity, with its default configuration, over the namespaces'
+	// labels (the default configuration is always valid).
+	o.PodSecurity, _ = podSecurity("", o)
 	return o
 }
 
