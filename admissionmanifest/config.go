@@ -1,9 +1,11 @@
 package admissionmanifest
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,6 +16,7 @@ import (
 
 	wirev1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1"
 	wirev1alpha1 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1alpha1"
+	wirev1before136 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1before136"
 	wirev1before138 "github.com/gatehouse-dev/gatehouse/admissionmanifest/internal/wire/v1before138"
 
 	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
@@ -66,7 +69,8 @@ type ConfigOptions struct {
 	// system's.
 	Files Files
 	// Kube is the kube-apiserver that reads the configuration (the zero
-	// Target is the newest release): 1.35 ignores a staticManifestsDir, 1.36
+	// Target is the newest release): 1.35 ignores a staticManifestsDir (and
+	// decodes without strictness, see DecodePluginConfiguration), 1.36
 	// refuses one unless its ManifestBasedAdmissionControlConfig gate is on;
 	// staticOrder is 1.38's (1.36 and 1.37 refuse it as an unknown field,
 	// 1.35 ignores it).
@@ -108,7 +112,31 @@ const (
 //
 // Nil data means that the plugin has no configuration: an empty one, as in
 // kube-apiserver. Empty but non-nil data is a decoding error.
+//
+// Kubernetes 1.35 (opts.Kube) reads them as its plugins did: the policy
+// plugins ignore their configuration (whatever it holds); the webhook
+// plugins decode theirs without strictness (unknown fields, among them
+// staticManifestsDir and staticOrder, are dropped), in
+// apiserver.config.k8s.io/v1 or v1alpha1 (kind WebhookAdmission), and
+// refuse an empty kubeConfigFile ("must be an absolute file path").
+// Checked against each version's own loaders by the conformance test
+// TestAdmissionPluginConfigurationMatchesKubeAPIServerPerVersion.
 func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (*PluginConfiguration, error) {
+	cfg, err := decodePluginConfiguration(plugin, data, opts)
+	return cfg, schemeNamed(opts.Kube, err)
+}
+
+// schemeNamed is err as kube-apiserver t words it: its "no kind is
+// registered" errors name its scheme by the line of k8s.io/apimachinery's
+// runtime.NewScheme it links (kubeversions.SchemeNamedLine110).
+func schemeNamed(t kube.Target, err error) error {
+	if err == nil || !runtime.IsNotRegisteredError(err) || !kubeversions.Has(t, kubeversions.SchemeNamedLine110) {
+		return err
+	}
+	return errors.New(strings.Replace(err.Error(), `in scheme "pkg/runtime/scheme.go:111"`, `in scheme "pkg/runtime/scheme.go:110"`, 1))
+}
+
+func decodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (*PluginConfiguration, error) {
 	if !plugin.known() {
 		return nil, fmt.Errorf("unknown admission plugin %q", plugin)
 	}
@@ -116,12 +144,13 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 	if data == nil {
 		return cfg, nil
 	}
+	if !kubeversions.Has(opts.Kube, kubeversions.PluginConfigurationsStrict) {
+		return decodePluginConfigurationBefore136(plugin, data)
+	}
 	decoder := policyConfigDecoder
 	switch {
 	case !plugin.webhooks():
-	case kubeversions.Has(opts.Kube, kubeversions.WebhookStaticOrder) || !kubeversions.Has(opts.Kube, kubeversions.StaticManifestsDirKnown):
-		// 1.35's decoding is not strict: its unknown staticOrder is dropped
-		// below, as its staticManifestsDir is.
+	case kubeversions.Has(opts.Kube, kubeversions.WebhookStaticOrder):
 		decoder = webhookConfigDecoder
 	default:
 		decoder = webhookConfigDecoderBefore138
@@ -155,16 +184,37 @@ func DecodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (
 		}
 		cfg.StaticManifestsDir = c.StaticManifestsDir
 	}
-	if !kubeversions.Has(opts.Kube, kubeversions.StaticManifestsDirKnown) {
-		// An unknown field, ignored.
-		cfg.StaticManifestsDir = ""
-	}
 	if err := ValidateStaticManifestsDirFor(opts.Kube, cfg.StaticManifestsDir, opts.Files); err != nil {
 		return nil, err
 	}
 	if err := validateStaticOrder(opts.Kube, cfg); err != nil {
 		return nil, err
 	}
+	return cfg, nil
+}
+
+// decodePluginConfigurationBefore136 reads a plugin's configuration as
+// kube-apiserver 1.35 does: the policy plugins ignore it; the webhook
+// plugins decode it without strictness (apiserver.config.k8s.io/v1
+// WebhookAdmissionConfiguration or v1alpha1 WebhookAdmission; other fields
+// dropped) and require an absolute kubeConfigFile, even an empty one.
+func decodePluginConfigurationBefore136(plugin Plugin, data []byte) (*PluginConfiguration, error) {
+	cfg := &PluginConfiguration{Plugin: plugin}
+	if !plugin.webhooks() {
+		return cfg, nil
+	}
+	obj, _, err := webhookConfigDecoderBefore136().Decode(data, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	c, ok := obj.(*wirev1before136.WebhookAdmission)
+	if !ok {
+		return nil, fmt.Errorf("unexpected type: %T", obj)
+	}
+	if !path.IsAbs(c.KubeConfigFile) {
+		return nil, field.Invalid(field.NewPath("kubeConfigFile"), c.KubeConfigFile, "must be an absolute file path")
+	}
+	cfg.KubeConfigFile = c.KubeConfigFile
 	return cfg, nil
 }
 
@@ -340,6 +390,12 @@ var (
 		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{
 			configV1.WithKind(kindWebhookAdmission): &wirev1before138.WebhookAdmission{},
 		})
+	})
+	webhookConfigDecoderBefore136 = sync.OnceValue(func() runtime.Decoder {
+		s := runtime.NewScheme()
+		s.AddKnownTypeWithName(configV1.WithKind(kindWebhookAdmission), &wirev1before136.WebhookAdmission{})
+		s.AddKnownTypeWithName(schema.GroupVersionKind{Group: configGroup, Version: "v1alpha1", Kind: "WebhookAdmission"}, &wirev1before136.WebhookAdmission{})
+		return serializer.NewCodecFactory(s).UniversalDeserializer()
 	})
 	policyConfigDecoder = sync.OnceValue(func() runtime.Decoder {
 		return strictDecoder(map[schema.GroupVersionKind]runtime.Object{

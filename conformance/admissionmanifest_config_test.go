@@ -21,6 +21,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/conformance/internal/kubeoracle"
+	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
 )
 
 // kubePluginConfig reads a plugin's configuration with kube-apiserver's
@@ -65,6 +67,8 @@ func pluginConfigCorpus(t testing.TB, root string) [][]byte {
 		{"apiserver.config.k8s.io/v1", "MutatingAdmissionPolicyConfiguration"},
 		{"apiserver.config.k8s.io/v1", "AdmissionConfiguration"},
 		{"apiserver.config.k8s.io/v1alpha1", "WebhookAdmissionConfiguration"},
+		{"apiserver.config.k8s.io/v1alpha1", "WebhookAdmission"},
+		{"apiserver.config.k8s.io/v1", "WebhookAdmission"},
 		{"apiserver.config.k8s.io/v1", "webhookAdmissionConfiguration"},
 		{"v1", "WebhookAdmissionConfiguration"},
 		{"", "WebhookAdmissionConfiguration"},
@@ -103,6 +107,8 @@ func pluginConfigCorpus(t testing.TB, root string) [][]byte {
 			[]byte(base+"StaticManifestsDir: "+dir+"\n"),
 			[]byte(base+"staticManifestsDir: [\n"),
 			[]byte(base+"kubeConfigFile: 1\n"),
+			[]byte(base+"kubeConfigFile: /k\nstaticOrder: StaticLast\n"),
+			[]byte(base+"kubeConfigFile: /k\nkubeConfigFile: /j\n"),
 		)
 	}
 	return append(docs, []byte{}, []byte("\n"), []byte("# nothing\n"), []byte("{}"), []byte("[]"), []byte("null"))
@@ -212,4 +218,46 @@ func TestAdmissionConfigurationMatchesKubeAPIServer(t *testing.T) {
 		}
 	}
 	t.Logf("%d files, %d cases", len(files), cases)
+}
+
+// TestAdmissionPluginConfigurationMatchesKubeAPIServerPerVersion reads the
+// corpus as each plugin's configuration with each version's own plugin
+// code (the oracle program: 1.35's webhook config.LoadConfig, not strict,
+// v1alpha1 served, an empty kubeConfigFile refused, and its policy plugins
+// that ignore their configuration; 1.36's strict loaders; 1.38's
+// staticOrder, from its beta) and with DecodePluginConfiguration for that
+// version.
+func TestAdmissionPluginConfigurationMatchesKubeAPIServerPerVersion(t *testing.T) {
+	oracles := startOraclesOf(t, kubeoracle.AllVersions())
+	root := t.TempDir()
+	docs := pluginConfigCorpus(t, root)
+	for _, o := range oracles {
+		t.Run(o.Version(), func(t *testing.T) {
+			target := targetOf(t, o)
+			var cases, accepted, differ int
+			for _, data := range append(docs, nil) {
+				for _, p := range admissionmanifest.Plugins() {
+					a, err := o.Eval(protocol.Query{Op: protocol.OpPluginConfig, Plugin: string(p), Data: data, NoData: data == nil})
+					require.NoError(t, err)
+					require.Empty(t, a.Error)
+					var want *admissionmanifest.PluginConfiguration
+					if a.PluginConfig != nil {
+						want = &admissionmanifest.PluginConfiguration{Plugin: p, KubeConfigFile: a.PluginConfig.KubeConfigFile,
+							StaticManifestsDir: a.PluginConfig.StaticManifestsDir, StaticOrder: admissionmanifest.StaticOrder(a.PluginConfig.StaticOrder)}
+						accepted++
+					}
+					got, gotErr := admissionmanifest.DecodePluginConfiguration(p, data, admissionmanifest.ConfigOptions{Kube: target})
+					cases++
+					ok := assert.Equal(t, a.ConfigError, errText(gotErr), "%s: %q", p, data)
+					ok = assert.Equal(t, want, got, "%s: %q", p, data) && ok
+					if !ok {
+						if differ++; differ >= 10 {
+							t.Fatalf("stopping after %d differences", differ)
+						}
+					}
+				}
+			}
+			t.Logf("Kubernetes %s: %d cases, %d accepted", o.Version(), cases, accepted)
+		})
+	}
 }

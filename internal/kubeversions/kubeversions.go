@@ -85,6 +85,22 @@ const (
 	// 'params'" (pkg/admission/plugin/policy/validating/typechecking.go,
 	// 1.36).
 	TypeCheckParamsWithoutSchema
+	// PluginConfigurationsStrict: the admission plugins read their
+	// configurations as 1.36 does: the webhook plugins decode theirs
+	// strictly, in apiserver.config.k8s.io/v1 only, and take an empty
+	// kubeConfigFile; the policy plugins decode and check theirs. Before
+	// (1.35), the webhook plugins' decoding is not strict (an unknown
+	// field is dropped), v1alpha1 (kind WebhookAdmission) is served, and
+	// kubeConfigFile must be an absolute path even when empty; the policy
+	// plugins ignore their configuration (NewPlugin(_ io.Reader))
+	// (pkg/admission/plugin/webhook/config/kubeconfig.go,
+	// pkg/admission/plugin/policy/config, 1.36).
+	PluginConfigurationsStrict
+	// SchemeNamedLine110: kube-apiserver links k8s.io/apimachinery v0.38,
+	// whose runtime.NewScheme names a scheme "pkg/runtime/scheme.go:110"
+	// (":111" before); decoding errors quote the name ("no kind ... is
+	// registered for version ... in scheme ...").
+	SchemeNamedLine110
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -110,6 +126,8 @@ var table = [...]row{
 	UnrequestedConditionalDecisionFails: {since: kube.V1_38},
 	TypeCheckParamsWithoutSchema:        {since: kube.V1_36},
 	StoredCIDRIsMask:                    {since: kube.V1_38},
+	PluginConfigurationsStrict:          {since: kube.V1_36},
+	SchemeNamedLine110:                  {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

@@ -28,6 +28,8 @@ func TestHas(t *testing.T) {
 		UnrequestedConditionalDecisionFails: {false, false, false, true},
 		TypeCheckParamsWithoutSchema:        {false, true, true, true},
 		StoredCIDRIsMask:                    {false, false, false, true},
+		PluginConfigurationsStrict:          {false, true, true, true},
+		SchemeNamedLine110:                  {false, false, false, true},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)

@@ -61,7 +61,7 @@ type outOfProcess struct {
 
 // modfiles names, per version answered out of process, how to build it.
 var modfiles = map[string]outOfProcess{
-	"1.35": {modfile: "go.v1.35.mod"},
+	"1.35": {modfile: "go.v1.35.mod", tags: "k8s135"},
 	"1.36": {modfile: "go.mod"},
 	"1.38": {modfile: "go.v1.38.mod", tags: "k8s138", toolchain: "go1.27.3", beta: true},
 }

@@ -8,8 +8,10 @@
 package kubeeval
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -60,8 +62,18 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 			return protocol.Answer{Error: err.Error()}
 		}
 		return protocol.Answer{VAP: v}
+	case protocol.OpPluginConfig:
+		var r io.Reader
+		if !q.NoData {
+			r = bytes.NewReader(q.Data)
+		}
+		c, err := pluginConfig(q.Plugin, r)
+		if err != nil {
+			return protocol.Answer{ConfigError: err.Error()}
+		}
+		return protocol.Answer{PluginConfig: c}
 	default:
-		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP)}
+		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP, protocol.OpPluginConfig)}
 	}
 }
 

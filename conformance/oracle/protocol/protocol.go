@@ -27,6 +27,12 @@ const (
 	// OpVAP dispatches one admission request to ValidatingAdmissionPolicies
 	// as kube-apiserver's policy/validating dispatcher does (VAPQuery).
 	OpVAP = "vap"
+	// OpPluginConfig reads an admission plugin's configuration (Plugin,
+	// Data; no Data: the plugin has none) as the plugin does when
+	// kube-apiserver builds it: the webhook plugins' config.LoadConfig,
+	// the policy plugins' policy/config loaders (from 1.36; 1.35's policy
+	// plugins ignore their configuration).
+	OpPluginConfig = "pluginconfig"
 )
 
 // Decisions of OpUnion, as k8s.io/apiserver's authorizer.Decision prints
@@ -81,6 +87,12 @@ type Query struct {
 	// oracle's own file system, as kube-apiserver's validation does (it
 	// checks that each exists and is a regular file).
 	Data []byte `json:"data,omitempty"`
+	// Plugin is OpPluginConfig's admission plugin: ValidatingAdmissionWebhook,
+	// MutatingAdmissionWebhook, ValidatingAdmissionPolicy or
+	// MutatingAdmissionPolicy. NoData says the plugin has no configuration
+	// (a nil reader), as against empty Data.
+	Plugin string `json:"plugin,omitempty"`
+	NoData bool   `json:"noData,omitempty"`
 	// KnownTypes are the authorizer types the validation accepts; nil
 	// means kube-apiserver's (AlwaysAllow, AlwaysDeny, ABAC, Webhook, RBAC,
 	// Node).
@@ -261,6 +273,10 @@ type Answer struct {
 	// failure of the oracle). It is never a CEL outcome.
 	Error string `json:"error,omitempty"`
 
+	// OpPluginConfig: the configuration read, or ConfigError.
+	PluginConfig *PluginConfig `json:"pluginConfig,omitempty"`
+	ConfigError  string        `json:"configError,omitempty"`
+
 	// OpInfo.
 	Kubernetes    string `json:"kubernetes,omitempty"`    // component-base's DefaultKubeBinaryVersion, "1.36"
 	Apiserver     string `json:"apiserver,omitempty"`     // k8s.io/apiserver module version linked
@@ -340,3 +356,10 @@ type Answer struct {
 // Activations use the same encoding; plain JSON numbers decode as the
 // apimachinery JSON decoder does (int64 when integral, float64 otherwise).
 const MaxResultBytes = 1 << 20
+
+// PluginConfig is what an admission plugin takes from its configuration.
+type PluginConfig struct {
+	KubeConfigFile     string `json:"kubeConfigFile,omitempty"`
+	StaticManifestsDir string `json:"staticManifestsDir,omitempty"`
+	StaticOrder        string `json:"staticOrder,omitempty"`
+}
