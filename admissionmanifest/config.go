@@ -133,7 +133,7 @@ func schemeNamed(t kube.Target, err error) error {
 	if err == nil || !runtime.IsNotRegisteredError(err) || !kubeversions.Has(t, kubeversions.SchemeNamedLine110) {
 		return err
 	}
-	return errors.New(strings.Replace(err.Error(), `in scheme "pkg/runtime/scheme.go:111"`, `in scheme "pkg/runtime/scheme.go:110"`, 1))
+	return errors.New(strings.Replace(err.Error(), `in scheme "pkg/runtime/scheme.go:111"`, `in scheme "`+kubeversions.SchemeName(t)+`"`, 1))
 }
 
 func decodePluginConfiguration(plugin Plugin, data []byte, opts ConfigOptions) (*PluginConfiguration, error) {

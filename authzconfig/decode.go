@@ -3,6 +3,7 @@ package authzconfig
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -52,6 +53,16 @@ func decodeExact(data []byte) (*Configuration, error) {
 }
 
 func decodeExactFor(t kube.Target, data []byte) (*Configuration, error) {
+	cfg, err := decodeSteps(t, data)
+	var de *decodeError
+	if errors.As(err, &de) && schemeName != kubeversions.SchemeName(t) {
+		// kube-apiserver as t names its scheme otherwise.
+		return nil, &decodeError{msg: strings.ReplaceAll(de.msg, `in scheme "`+schemeName+`"`, `in scheme "`+kubeversions.SchemeName(t)+`"`)}
+	}
+	return cfg, err
+}
+
+func decodeSteps(t kube.Target, data []byte) (*Configuration, error) {
 	if len(data) == 0 {
 		return &Configuration{}, nil
 	}
@@ -109,7 +120,8 @@ func LoadFor(t kube.Target, path string) (*Configuration, error) {
 }
 
 // schemeName is the name kube-apiserver's private scheme gives itself in its
-// "not registered" errors (the source location where the scheme was created).
+// "not registered" errors (the source location where the scheme was created),
+// up to 1.37; decodeExactFor puts the target's (kubeversions.SchemeName).
 const schemeName = "pkg/runtime/scheme.go:111"
 
 // looksLikeJSON reports whether kube-apiserver's JSON serializer claims the

@@ -75,7 +75,7 @@ func authzVersionCases() []authzCorpusCase {
 // gatehouseAuthzAnswer answers an authzconfig query with authzconfig's
 // Decode and Validate as kube-apiserver t, in the oracle's words.
 func gatehouseAuthzAnswer(t testing.TB, target kube.Target, compiler *matchcond.AuthorizationCompiler, data []byte) protocol.Answer {
-	cfg, err := authzconfig.Decode(data)
+	cfg, err := authzconfig.DecodeFor(target, data)
 	if err != nil {
 		return protocol.Answer{LoadError: err.Error()}
 	}
@@ -128,7 +128,12 @@ func targetOf(t testing.TB, o kubeoracle.Oracle) kube.Target {
 // that version: the same load error, or the same field errors (type, field,
 // bad value, detail, text) and aggregate text. The kubeconfig placeholders
 // are real files of a temporary directory, which the oracle processes see
-// as this one does.
+// as this one does. 1.38's beta is left out: its cel-go (v0.33) words
+// compilation errors otherwise ("undeclared reference to 'x'" without
+// "(in container ”)", with "did you mean" suggestions from its catalog),
+// which the 24 configurations with a failing expression show; every other
+// configuration agrees at 1.38 (DecodeFor knows its conditionsReview and
+// its scheme's name).
 func TestAuthzConfigMatchesKubeAPIServerPerVersion(t *testing.T) {
 	oracles := startOracles(t)
 	places := kubeconfigPlaces(t)
@@ -278,9 +283,9 @@ func gatehouseUnionAnswer(target kube.Target, chain []protocol.ScriptedAuthorize
 // TestUnionMatchesKubeAPIServerPerVersion asks every chain of unionChains,
 // and the empty chain, through each version's union authorizer (the union
 // op of the oracle) and through authorizer.NewChainFor as that version:
-// the same decision, reason and error text.
+// the same decision, reason and error text; 1.38's beta included.
 func TestUnionMatchesKubeAPIServerPerVersion(t *testing.T) {
-	oracles := startOracles(t)
+	oracles := startOraclesOf(t, kubeoracle.AllVersions())
 	chains := append(unionChains(), nil)
 	for _, o := range oracles {
 		t.Run(o.Version(), func(t *testing.T) {

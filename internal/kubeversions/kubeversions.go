@@ -138,3 +138,14 @@ func Has(t kube.Target, b Behaviour) bool {
 	}
 	return t.Version().AtLeast(r.since)
 }
+
+// SchemeName is the name kube-apiserver as t gives a scheme of its own
+// (runtime.NewScheme names it by the line of k8s.io/apimachinery's
+// scheme.go that calls it), which its decoding errors quote: "no kind ...
+// is registered for version ... in scheme ...".
+func SchemeName(t kube.Target) string {
+	if Has(t, SchemeNamedLine110) {
+		return "pkg/runtime/scheme.go:110"
+	}
+	return "pkg/runtime/scheme.go:111"
+}
