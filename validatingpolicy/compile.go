@@ -84,6 +84,9 @@ type expression struct {
 	text    string
 	program *icel.Program
 	err     *admissioncel.CompileError
+	// native is the expression as a native closure, nil when it is not of
+	// the native shapes.
+	native *nativeProgram
 }
 
 // validation is one compiled validation.
@@ -179,8 +182,12 @@ func (p *Policy) compile(c *Compiler) error {
 }
 
 func compileExpression(env *admissioncel.PolicyEnv, text string, want []*types.Type) expression {
-	prg, _, err := env.Compile(text, want...)
-	return expression{text: text, program: prg, err: err}
+	prg, checked, err := env.Compile(text, want...)
+	e := expression{text: text, program: prg, err: err}
+	if err == nil && checked != nil {
+		e.native = compileNative(checked.NativeRep().Expr())
+	}
+	return e
 }
 
 // Name is the policy's name.

@@ -1,0 +1,295 @@
+package validatingpolicy
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"sigs.k8s.io/yaml"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	"github.com/gatehouse-dev/gatehouse/kube"
+)
+
+// nativeShapes are expressions of the native shapes, and near misses.
+var nativeShapes = []string{
+	`object.metadata.name.startsWith("a")`,
+	`has(object.metadata.labels) && 'team' in object.metadata.labels`,
+	`"missing team label on " + object.metadata.name`,
+	`object.spec.containers.all(c, c.image != "")`,
+	`object.spec.containers.exists(c, c.name == "app" && c.image.endsWith(":latest"))`,
+	`!has(object.spec.volumes) || object.spec.volumes.all(v, !has(v.hostPath))`,
+	`object.spec.replicas <= 5`,
+	`object.spec.replicas > 1 && object.spec.replicas < 10`,
+	`has(object.spec.replicas) ? object.spec.replicas >= 2 : true`,
+	`object.metadata.labels['color'] == 'red'`,
+	`object.metadata.name.contains("-") || size(object.metadata.name) >= 3`,
+	`object.metadata.name.size() < 64`,
+	`object.spec.containers.size() > 0 && object.spec.containers[0].name != ""`,
+	`oldObject == null || oldObject.metadata.name == object.metadata.name`,
+	`oldObject != null && has(oldObject.spec)`,
+	`object.kind in ["Pod", "Deployment"]`,
+	`object.spec.replicas in [1, 2, 3]`,
+	`object.spec.containers.all(c, c.ports.all(p, p.containerPort > 1024))`,
+	`object.spec.containers.all(object, object.image.startsWith("registry/"))`,
+	`object.metadata.name < "m" && object.metadata.name >= ""`,
+	`object.spec.x == 1.0`,
+	`object.spec.x == object.spec.y`,
+	`object.metadata == null`,
+	`object.metadata == {}`,
+	`object.nosuch.x == "a"`,
+	`object.metadata.name.startsWith(object.metadata.namespace)`,
+	`object.spec.containers.exists(c, c.nosuch)`,
+	`object.metadata.labels.all(k, k.startsWith("a"))`,
+	`[object.metadata.name, "b"].exists(x, x == "b")`,
+	`object.spec.replicas == 3 || object.spec.flag`,
+	`!object.spec.flag`,
+	`object.spec.containers[5].name == "a"`,
+	`"é" + object.metadata.name`,
+	`object.spec.tags.exists(t, t in object.metadata.labels)`,
+}
+
+// nativeObjects are objects the fuzz target starts from.
+var nativeObjects = []string{
+	`{"kind":"Pod","metadata":{"name":"alpha","namespace":"dev","labels":{"team":"a","color":"red"}},"spec":{"replicas":3,"flag":true,"x":1.5,"y":null,"tags":["team","b"],"containers":[{"name":"app","image":"nginx:latest","ports":[{"containerPort":8080}]},{"name":"side","image":""}],"volumes":[{"name":"v","hostPath":{"path":"/"}}]}}`,
+	`{"kind":"Deployment","metadata":{"name":"b-é\u00ff","labels":{}},"spec":{"replicas":-9223372036854775808,"containers":[],"flag":"yes"}}`,
+	`{"metadata":{"name":""},"spec":{"containers":null,"replicas":1e300}}`,
+}
+
+// realworldExpressions are the expressions of the published policies in
+// testdata/realworld.
+func realworldExpressions(tb testing.TB) []string {
+	files, err := filepath.Glob("testdata/realworld/*.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if s, ok := e.(string); ok && (k == "expression" || k == "messageExpression" || k == "valueExpression") {
+					out = append(out, s)
+				}
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, doc := range strings.Split(string(data), "\n---") {
+			var v any
+			if yaml.Unmarshal([]byte(doc), &v) == nil {
+				walk(v)
+			}
+		}
+	}
+	return out
+}
+
+var (
+	nativeCompilersOnce sync.Once
+	nativeCompilers     []*Compiler
+	nativeCompilersErr  error
+)
+
+// compilersForVersions are compilers for every supported version.
+func compilersForVersions(tb testing.TB) []*Compiler {
+	nativeCompilersOnce.Do(func() {
+		for _, v := range kube.SupportedVersions() {
+			t, err := kube.TargetFor(v)
+			if err != nil {
+				nativeCompilersErr = err
+				return
+			}
+			c, err := NewCompilerFor(t)
+			if err != nil {
+				nativeCompilersErr = err
+				return
+			}
+			nativeCompilers = append(nativeCompilers, c)
+		}
+	})
+	if nativeCompilersErr != nil {
+		tb.Fatal(nativeCompilersErr)
+	}
+	return nativeCompilers
+}
+
+// checkNative compiles expr in c's environment of validations and, if it
+// has a native form, compares it with the cel-go program on object and
+// oldObject: the same value when the native form answers, no error from
+// cel-go then, and a cost within the native bound. It reports whether the
+// native form answered.
+func checkNative(t *testing.T, c *Compiler, expr string, object, oldObject map[string]any, typedView bool) bool {
+	t.Helper()
+	env := c.noVariables[0][1]
+	prg, checked, cerr := env.Compile(expr)
+	if cerr != nil {
+		return false
+	}
+	native := compileNative(checked.NativeRep().Expr())
+	if native == nil {
+		return false
+	}
+	ctx := context.Background()
+	act := &admissioncel.Activation{
+		Ctx:          ctx,
+		Object:       admissioncel.AdmittedVal(object, typedView),
+		OldObject:    admissioncel.AdmittedVal(oldObject, typedView),
+		Namespace:    types.NullValue,
+		AuthzRequest: &admissionv1.AdmissionRequest{},
+	}
+	admissioncel.NoVariables().Bind(act)
+	want, cost, err := prg.Eval(ctx, act)
+	got, bound, ok := native.run(&nativeEnv{ctx: ctx, object: object, oldObject: oldObject})
+	if !ok {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("%s (%v): native %v, cel-go error %v", expr, c.kube, got, err)
+	}
+	if !sameVal(got, want) {
+		t.Fatalf("%s (%v): native %v, cel-go %v", expr, c.kube, got, want)
+	}
+	if bound < cost {
+		t.Fatalf("%s (%v): native bound %d below cel-go's cost %d", expr, c.kube, bound, cost)
+	}
+	return true
+}
+
+func sameVal(a, b ref.Val) bool {
+	return a.Type() == b.Type() && a.Equal(b) == types.True
+}
+
+func decodeObject(s string) map[string]any {
+	var m map[string]any
+	if utiljson.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// TestNativeShapes checks that the shapes are compiled natively and agree
+// with cel-go on the seed objects, in every version.
+func TestNativeShapes(t *testing.T) {
+	answered := map[string]bool{}
+	for _, c := range compilersForVersions(t) {
+		for _, expr := range nativeShapes {
+			for i, o := range nativeObjects {
+				old := decodeObject(nativeObjects[(i+1)%len(nativeObjects)])
+				for _, typed := range []bool{false, true} {
+					if checkNative(t, c, expr, decodeObject(o), old, typed) {
+						answered[expr] = true
+					}
+					if checkNative(t, c, expr, decodeObject(o), nil, typed) {
+						answered[expr] = true
+					}
+				}
+			}
+		}
+	}
+	for _, expr := range []string{
+		`object.metadata.name.startsWith("a")`,
+		`has(object.metadata.labels) && 'team' in object.metadata.labels`,
+		`"missing team label on " + object.metadata.name`,
+		`object.spec.containers.all(c, c.image != "")`,
+		`object.spec.containers.all(c, c.ports.all(p, p.containerPort > 1024))`,
+		`oldObject == null || oldObject.metadata.name == object.metadata.name`,
+	} {
+		if !answered[expr] {
+			t.Errorf("%s: never answered natively", expr)
+		}
+	}
+}
+
+// FuzzNativeValidations evaluates expressions of the native shapes and near
+// misses on random objects with the native closures and with cel-go, in
+// every version: when the closure answers, it gives cel-go's value, cel-go
+// gives no error, and cel-go's cost is within the closure's bound.
+func FuzzNativeValidations(f *testing.F) {
+	exprs := append(append([]string{}, nativeShapes...), realworldExpressions(f)...)
+	for i, e := range exprs {
+		f.Add(e, nativeObjects[i%len(nativeObjects)], nativeObjects[(i+1)%len(nativeObjects)], uint8(i))
+	}
+	compilers := compilersForVersions(f)
+	f.Fuzz(func(t *testing.T, expr, object, oldObject string, mode uint8) {
+		c := compilers[int(mode>>2)%len(compilers)]
+		obj := decodeObject(object)
+		var old map[string]any
+		if mode&2 != 0 {
+			old = decodeObject(oldObject)
+		}
+		checkNative(t, c, expr, obj, old, mode&1 != 0)
+	})
+}
+
+// TestNativeBudgetFallback checks that natives whose bounds cross the
+// budget give way to cel-go: twelve validations that cel-go evaluates
+// within the budget but whose bounds together exceed it.
+func TestNativeBudgetFallback(t *testing.T) {
+	items := make([]any, 90_000)
+	for i := range items {
+		items[i] = "x"
+	}
+	obj := map[string]any{"metadata": map[string]any{"name": "a"}, "items": items}
+	var vs []admissionregistrationv1.Validation
+	for range 12 {
+		vs = append(vs, admissionregistrationv1.Validation{Expression: `object.items.all(i, i != "z")`})
+	}
+	vs = append(vs, admissionregistrationv1.Validation{Expression: `object.metadata.name == "b"`, MessageExpression: `"name " + object.metadata.name`})
+	c, err := NewCompiler()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Compile(policy("p", validations(vs...)))
+	if p.validations[0].native == nil {
+		t.Fatal("no native form")
+	}
+	in := &evalInput{request: &admissionv1.AdmissionRequest{}, object: obj}
+	got := p.validate(context.Background(), in)
+	in.explain = true
+	want := p.validate(context.Background(), in)
+	if len(got.decisions) != 13 || !got.decisions[12].deny || got.decisions[12].message != "name a" {
+		t.Fatalf("decisions: %+v", got.decisions)
+	}
+	for i := range got.decisions {
+		got.decisions[i].elapsed, want.decisions[i].elapsed = 0, 0
+	}
+	if !equalDecisions(got.decisions, want.decisions) {
+		t.Fatalf("native %+v, cel-go %+v", got.decisions, want.decisions)
+	}
+	// The bounds do cross the budget: 12 of them at 90,000 elements.
+	_, bound, ok := p.validations[0].native.run(&nativeEnv{ctx: context.Background(), object: obj})
+	if !ok || 12*bound <= 10_000_000 || bound > 1_000_000 {
+		t.Fatalf("bound %d (%v) does not exercise the fallback", bound, ok)
+	}
+}
+
+func equalDecisions(a, b []decision) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
