@@ -144,9 +144,16 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 		}
 	}
 
-	var namespace ref.Val = types.NullValue
-	if in.namespace != nil {
-		namespace = admissioncel.TypedToVal(reducedNamespace(in.namespace))
+	// The namespace's value is built when a cel-go expression needs it.
+	var namespaceVal ref.Val
+	namespace := func() ref.Val {
+		if namespaceVal == nil {
+			namespaceVal = types.NullValue
+			if in.namespace != nil {
+				namespaceVal = admissioncel.TypedToVal(reducedNamespace(in.namespace))
+			}
+		}
+		return namespaceVal
 	}
 	results, messages, messagesErr, err := p.evaluateValidations(ctx, in, namespace, !in.explain)
 	if errors.Is(err, errNativeBudget) {
@@ -197,8 +204,15 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 	if len(p.auditAnnotations) == 0 {
 		return out
 	}
-	if in.namespace != nil {
-		namespace = admissioncel.TypedToVal(in.namespace)
+	namespaceVal = nil
+	namespace = func() ref.Val {
+		if namespaceVal == nil {
+			namespaceVal = types.NullValue
+			if in.namespace != nil {
+				namespaceVal = admissioncel.TypedToVal(in.namespace)
+			}
+		}
+		return namespaceVal
 	}
 	annotations, err := p.evaluateAnnotations(ctx, in, namespace, fp, !in.explain)
 	if errors.Is(err, errNativeBudget) {
@@ -217,11 +231,10 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 // errNativeBudget when native expressions were used and their bounds do
 // not prove that the budget suffices: the list must then be evaluated again
 // without them.
-func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespace ref.Val, native bool) (results, messages []evaluation, messagesErr, err error) {
-	ev := evaluator{act: p.activation(ctx, in, namespace, in.authorizer), budget: icel.RuntimeCELCostBudget, clock: in.clock}
-	if native {
-		ev.native = &nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject}
-	}
+func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespace func() ref.Val, native bool) (results, messages []evaluation, messagesErr, err error) {
+	ev := evaluator{budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
+	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), in.authorizer) }
+	ev.native = nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject}
 	results = make([]evaluation, len(p.validations))
 	for i := range p.validations {
 		if results[i], err = ev.evaluate(&p.validations[i].expression); err != nil {
@@ -231,7 +244,8 @@ func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespa
 	if !p.hasMessageExpressions() {
 		return results, nil, nil, nil
 	}
-	ev.act = p.activation(ctx, in, namespace, nil)
+	ev.act = nil
+	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), nil) }
 	ev.clock = nil
 	messages = make([]evaluation, len(p.validations))
 	for i := range p.validations {
@@ -252,11 +266,10 @@ func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespa
 // evaluateAnnotations evaluates the audit annotations with a fresh budget
 // and the whole namespace, without authorizer; the error is as
 // evaluateValidations'.
-func (p *Policy) evaluateAnnotations(ctx context.Context, in *evalInput, namespace ref.Val, fp admissionregistrationv1.FailurePolicyType, native bool) ([]annotationResult, error) {
-	ev := evaluator{act: p.activation(ctx, in, namespace, nil), budget: icel.RuntimeCELCostBudget, clock: in.clock}
-	if native {
-		ev.native = &nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject}
-	}
+func (p *Policy) evaluateAnnotations(ctx context.Context, in *evalInput, namespace func() ref.Val, fp admissionregistrationv1.FailurePolicyType, native bool) ([]annotationResult, error) {
+	ev := evaluator{budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
+	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), nil) }
+	ev.native = nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject}
 	out := make([]annotationResult, len(p.auditAnnotations))
 	for i := range p.auditAnnotations {
 		a := &p.auditAnnotations[i]
@@ -341,11 +354,16 @@ var errNativeBudget = errors.New("native bounds over the budget")
 // evaluator evaluates a list of expressions on one budget, as
 // kube-apiserver's activation does.
 type evaluator struct {
+	// act is the activation of cel-go's expressions, built by newAct when
+	// one is first evaluated.
 	act    *admissioncel.Activation
+	newAct func() *admissioncel.Activation
 	budget int64
 	clock  clock.PassiveClock
-	// native, if set, evaluates the expressions that have a native form.
-	native *nativeEnv
+	// useNative says whether the expressions that have a native form are
+	// evaluated in native.
+	useNative bool
+	native    nativeEnv
 	// usedNative is set once a native expression answered: its bound was
 	// charged rather than cel-go's cost.
 	usedNative bool
@@ -376,8 +394,8 @@ func (ev *evaluator) evaluate(e *expression) (evaluation, error) {
 		}
 		return ev.clock.Since(start)
 	}
-	if ev.native != nil && e.native != nil {
-		if val, bound, ok := e.native.run(ev.native); ok && bound <= icel.PerCallLimit {
+	if ev.useNative && e.native != nil {
+		if val, bound, ok := e.native.run(&ev.native); ok && bound <= icel.PerCallLimit {
 			if int64(bound) > ev.budget {
 				return evaluation{}, errNativeBudget
 			}
@@ -385,6 +403,9 @@ func (ev *evaluator) evaluate(e *expression) (evaluation, error) {
 			ev.usedNative = true
 			return evaluation{val: val, elapsed: elapsed()}, nil
 		}
+	}
+	if ev.act == nil {
+		ev.act = ev.newAct()
 	}
 	val, rest, err := ev.act.Evaluate(e.program, e.text, ev.budget)
 	if errors.Is(err, admissioncel.ErrOutOfBudget) {
