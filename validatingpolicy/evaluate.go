@@ -234,7 +234,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespace func() ref.Val, native bool) (results, messages []evaluation, messagesErr, err error) {
 	ev := evaluator{budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
 	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), in.authorizer) }
-	ev.native = nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject}
+	ev.native = p.nativeEnv(ctx, in)
 	results = make([]evaluation, len(p.validations))
 	for i := range p.validations {
 		if results[i], err = ev.evaluate(&p.validations[i].expression); err != nil {
@@ -246,6 +246,7 @@ func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespa
 	}
 	ev.act = nil
 	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), nil) }
+	ev.native.vars = p.nativeVariables.newState()
 	ev.clock = nil
 	messages = make([]evaluation, len(p.validations))
 	for i := range p.validations {
@@ -269,7 +270,7 @@ func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespa
 func (p *Policy) evaluateAnnotations(ctx context.Context, in *evalInput, namespace func() ref.Val, fp admissionregistrationv1.FailurePolicyType, native bool) ([]annotationResult, error) {
 	ev := evaluator{budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
 	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), nil) }
-	ev.native = nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject}
+	ev.native = p.nativeEnv(ctx, in)
 	out := make([]annotationResult, len(p.auditAnnotations))
 	for i := range p.auditAnnotations {
 		a := &p.auditAnnotations[i]
@@ -344,6 +345,16 @@ type evaluation struct {
 	val     ref.Val
 	err     error
 	elapsed time.Duration
+}
+
+// nativeEnv is the environment of one list's native expressions, with
+// fresh variables.
+func (p *Policy) nativeEnv(ctx context.Context, in *evalInput) nativeEnv {
+	env := nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject, vars: p.nativeVariables.newState()}
+	if in.params != nil {
+		env.params = in.params
+	}
+	return env
 }
 
 // errNativeBudget reports that the native expressions of a list were

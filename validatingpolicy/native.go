@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // Native expressions: see "Native expressions" in the package
@@ -37,8 +38,51 @@ const maxNativeDepth = 4
 type nativeEnv struct {
 	ctx               context.Context
 	object, oldObject any
+	// params is the params' unstructured content (nil: null);
+	// paramsState says whether it is known to be what cel-go sees.
+	params      any
+	paramsState uint8
+	// vars are the policy's variables, computed on first use; nil without
+	// variables.
+	vars *nativeVarState
 	// locals are the comprehensions' current elements, by depth.
 	locals [maxNativeDepth]any
+}
+
+// The states of nativeEnv.paramsState and of a variable.
+const (
+	stateUnknown uint8 = iota
+	stateComputing
+	stateDone
+	stateFailed
+)
+
+// nativeVariables are a policy's variables compiled to native closures.
+type nativeVariables struct {
+	vars *admissioncel.PolicyVariables
+	// progs are the variables' closures, by index; nil where a variable
+	// has no native form.
+	progs []nativeExpr
+}
+
+// nativeVarState are the variables of one list of expressions, computed
+// on first use as kube-apiserver's lazy variables are (afresh for each list).
+type nativeVarState struct {
+	progs  []nativeExpr
+	values []any
+	bounds []uint64
+	state  []uint8
+	// charged are the variables whose bound the running expression was
+	// charged.
+	charged []bool
+}
+
+func (v *nativeVariables) newState() *nativeVarState {
+	if v == nil || len(v.progs) == 0 {
+		return nil
+	}
+	n := len(v.progs)
+	return &nativeVarState{progs: v.progs, values: make([]any, n), bounds: make([]uint64, n), state: make([]uint8, n), charged: make([]bool, n)}
 }
 
 // nativeExpr evaluates an expression: its value, an upper bound of the cost
@@ -54,6 +98,9 @@ type nativeProgram struct {
 // run evaluates the program; the value is cel-go's (types.Bool,
 // types.String or types.NullValue).
 func (p *nativeProgram) run(env *nativeEnv) (ref.Val, uint64, bool) {
+	if env.vars != nil {
+		clear(env.vars.charged)
+	}
 	v, cost, ok := p.eval(env)
 	if !ok {
 		return nil, 0, false
@@ -71,8 +118,8 @@ func (p *nativeProgram) run(env *nativeEnv) (ref.Val, uint64, bool) {
 
 // compileNative compiles a checked expression, or returns nil when it is not
 // of the native shapes.
-func compileNative(e ast.Expr) *nativeProgram {
-	c := &nativeCompiler{}
+func compileNative(e ast.Expr, vars *nativeVariables) *nativeProgram {
+	c := &nativeCompiler{vars: vars}
 	f := c.compile(e)
 	if f == nil {
 		return nil
@@ -81,6 +128,7 @@ func compileNative(e ast.Expr) *nativeProgram {
 }
 
 type nativeCompiler struct {
+	vars *nativeVariables
 	// scope are the comprehension variables in scope, outermost first;
 	// the index of one is its slot in nativeEnv.locals.
 	scope []string
@@ -107,6 +155,9 @@ func (c *nativeCompiler) compile(e ast.Expr) nativeExpr {
 		return c.ident(e.AsIdent())
 	case ast.SelectKind:
 		sel := e.AsSelect()
+		if v := c.variable(sel); v != nil {
+			return v
+		}
 		operand := c.compile(sel.Operand())
 		if operand == nil {
 			return nil
@@ -182,8 +233,102 @@ func (c *nativeCompiler) ident(name string) nativeExpr {
 		return func(env *nativeEnv) (any, uint64, bool) { return env.object, 1, true }
 	case admissioncel.OldObjectVarName:
 		return func(env *nativeEnv) (any, uint64, bool) { return env.oldObject, 1, true }
+	case admissioncel.ParamsVarName:
+		return func(env *nativeEnv) (any, uint64, bool) {
+			if env.paramsState == stateUnknown {
+				env.paramsState = stateFailed
+				if jsonStable(env.params) {
+					env.paramsState = stateDone
+				}
+			}
+			return env.params, 1, env.paramsState == stateDone
+		}
 	}
 	return nil
+}
+
+// jsonStable reports whether unstructured content is unchanged by a JSON
+// round trip, which kube-apiserver's params go through (an
+// unstructured.Unstructured converted to CEL): valid UTF-8 strings and
+// keys, int64s, bools, nulls, non-nil lists and maps. Doubles (2.0 becomes
+// an int), typed nils (null), other Go types and invalid UTF-8 (replaced)
+// are not.
+func jsonStable(v any) bool {
+	switch x := v.(type) {
+	case nil, bool, int64:
+		return true
+	case string:
+		return utf8.ValidString(x)
+	case []any:
+		if x == nil {
+			return false
+		}
+		for _, e := range x {
+			if !jsonStable(e) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		if x == nil {
+			return false
+		}
+		for k, e := range x {
+			if !utf8.ValidString(k) || !jsonStable(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// variable compiles variables.<name>: the variable's native closure, run
+// on first use (in an environment of its own: it has no comprehension
+// variables) and kept for the rest of the list. Each expression that reads
+// a variable is charged its bound once, as kube-apiserver charges the cost
+// of a variable to the expression that computes it.
+func (c *nativeCompiler) variable(sel ast.SelectExpr) nativeExpr {
+	operand := sel.Operand()
+	if sel.IsTestOnly() || c.vars == nil || operand.Kind() != ast.IdentKind || operand.AsIdent() != admissioncel.VariablesVarName {
+		return nil
+	}
+	for _, name := range c.scope {
+		if name == admissioncel.VariablesVarName {
+			return nil
+		}
+	}
+	i, ok := c.vars.vars.Index(sel.FieldName())
+	if !ok {
+		return nil
+	}
+	return func(env *nativeEnv) (any, uint64, bool) {
+		vs := env.vars
+		if vs == nil || vs.progs[i] == nil {
+			return nil, 0, false
+		}
+		switch vs.state[i] {
+		case stateUnknown:
+			vs.state[i] = stateComputing
+			sub := nativeEnv{ctx: env.ctx, object: env.object, oldObject: env.oldObject, params: env.params, paramsState: env.paramsState, vars: vs}
+			v, bound, ok := vs.progs[i](&sub)
+			env.paramsState = sub.paramsState
+			if !ok || bound > icel.PerCallLimit {
+				vs.state[i] = stateFailed
+				return nil, 0, false
+			}
+			vs.state[i], vs.values[i], vs.bounds[i] = stateDone, v, bound
+		case stateDone:
+		default:
+			return nil, 0, false
+		}
+		cost := uint64(2)
+		if !vs.charged[i] {
+			vs.charged[i] = true
+			cost += vs.bounds[i]
+		}
+		return vs.values[i], cost, true
+	}
 }
 
 // lookup selects a field of an object: known only when the object is a map

@@ -12,6 +12,7 @@ import (
 	"github.com/google/cel-go/common/types/ref"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"sigs.k8s.io/yaml"
 
@@ -55,6 +56,25 @@ var nativeShapes = []string{
 	`object.spec.containers[5].name == "a"`,
 	`"é" + object.metadata.name`,
 	`object.spec.tags.exists(t, t in object.metadata.labels)`,
+	`variables.v.all(c, c.image != "")`,
+	`variables.v == 3 || variables.v`,
+	`variables.v > 1 && variables.v < 100`,
+	`params.metadata.name == object.metadata.name`,
+	`object.spec.replicas <= params.spec.replicas`,
+	`params.spec.tags.exists(t, t in object.metadata.labels)`,
+	`params == null`,
+	`object.spec.containers.all(c, variables.v.exists(d, d.name == c.name))`,
+}
+
+// variableShapes are expressions of the variable v.
+var variableShapes = []string{
+	`object.spec.containers`,
+	`params.spec.replicas`,
+	`has(object.metadata.labels) && "team" in object.metadata.labels`,
+	`object.metadata.name.size()`,
+	`variables.v`,
+	`params.nosuch`,
+	`object.spec.containers.map(c, c.name)`,
 }
 
 // nativeObjects are objects the fuzz target starts from.
@@ -132,46 +152,94 @@ func compilersForVersions(tb testing.TB) []*Compiler {
 	return nativeCompilers
 }
 
-// checkNative compiles expr in c's environment of validations and, if it
-// has a native form, compares it with the cel-go program on object and
-// oldObject: the same value when the native form answers, no error from
-// cel-go then, and a cost within the native bound. It reports whether the
-// native form answered.
-func checkNative(t *testing.T, c *Compiler, expr string, object, oldObject map[string]any, typedView bool) bool {
+// nativeCase is an expression evaluated with a variable v, on objects and
+// params.
+type nativeCase struct {
+	expr, variable            string
+	object, oldObject, params map[string]any
+	typedView                 bool
+}
+
+// checkNative compiles the case's expression in c's environment of
+// validations (with params and the variable v) and, if it has a native
+// form, compares it with the cel-go program: the same value when the native
+// form answers, no error from cel-go then, and a cost (the variable's
+// included) within the native bound. It reports whether the native form
+// answered.
+func checkNative(t *testing.T, c *Compiler, nc nativeCase) bool {
 	t.Helper()
-	env := c.noVariables[0][1]
-	prg, checked, cerr := env.Compile(expr)
+	vars, reg, err := admissioncel.CompileVariables(c.bases[1][1], []admissionregistrationv1.Variable{{Name: "v", Expression: nc.variable}}, c.stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := admissioncel.WithVariables(c.bases[1][1], reg, true, c.stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prg, checked, cerr := env.Compile(nc.expr)
 	if cerr != nil {
 		return false
 	}
-	native := compileNative(checked.NativeRep().Expr())
+	nvars := compileNativeVariables(vars)
+	native := compileNative(checked.NativeRep().Expr(), nvars)
 	if native == nil {
 		return false
 	}
 	ctx := context.Background()
 	act := &admissioncel.Activation{
 		Ctx:          ctx,
-		Object:       admissioncel.AdmittedVal(object, typedView),
-		OldObject:    admissioncel.AdmittedVal(oldObject, typedView),
+		Object:       admissioncel.AdmittedVal(nc.object, nc.typedView),
+		OldObject:    admissioncel.AdmittedVal(nc.oldObject, nc.typedView),
 		Namespace:    types.NullValue,
 		AuthzRequest: &admissionv1.AdmissionRequest{},
 	}
-	admissioncel.NoVariables().Bind(act)
+	if nc.params != nil {
+		act.Params = admissioncel.TypedToVal(&unstructured.Unstructured{Object: nc.params})
+	}
+	vars.Bind(act)
 	want, cost, err := prg.Eval(ctx, act)
-	got, bound, ok := native.run(&nativeEnv{ctx: ctx, object: object, oldObject: oldObject})
+	cost += uint64(act.VariablesCost)
+	nenv := &nativeEnv{ctx: ctx, object: nc.object, oldObject: nc.oldObject, params: nc.params, vars: nvars.newState()}
+	got, bound, ok := native.run(nenv)
 	if !ok {
 		return false
 	}
 	if err != nil {
-		t.Fatalf("%s (%v): native %v, cel-go error %v", expr, c.kube, got, err)
+		t.Fatalf("%s (v = %s, %v): native %v, cel-go error %v", nc.expr, nc.variable, c.kube, got, err)
 	}
 	if !sameVal(got, want) {
-		t.Fatalf("%s (%v): native %v, cel-go %v", expr, c.kube, got, want)
+		t.Fatalf("%s (v = %s, %v): native %v, cel-go %v", nc.expr, nc.variable, c.kube, got, want)
 	}
 	if bound < cost {
-		t.Fatalf("%s (%v): native bound %d below cel-go's cost %d", expr, c.kube, bound, cost)
+		t.Fatalf("%s (v = %s, %v): native bound %d below cel-go's cost %d", nc.expr, nc.variable, c.kube, bound, cost)
 	}
 	return true
+}
+
+// checkNativePolicy evaluates a policy whose validation, messageExpression
+// and audit annotation are the case's expression, with and without native
+// expressions: the same decisions and annotations.
+func checkNativePolicy(t *testing.T, c *Compiler, nc nativeCase) {
+	t.Helper()
+	p := c.Compile(policy("p", paramKind("v1", "ConfigMap"),
+		variables(admissionregistrationv1.Variable{Name: "v", Expression: nc.variable}),
+		validations(admissionregistrationv1.Validation{Expression: nc.expr, MessageExpression: nc.expr}, expr(`false`)),
+		annotations(admissionregistrationv1.AuditAnnotation{Key: "k", ValueExpression: nc.expr})))
+	in := &evalInput{request: &admissionv1.AdmissionRequest{}, object: nc.object, oldObject: nc.oldObject, params: nc.params, typedView: nc.typedView}
+	got := p.validate(context.Background(), in)
+	in.explain = true
+	want := p.validate(context.Background(), in)
+	if !equalDecisions(got.decisions, want.decisions) {
+		t.Fatalf("%s (v = %s, %v): native decisions %+v, cel-go %+v", nc.expr, nc.variable, c.kube, got.decisions, want.decisions)
+	}
+	if len(got.annotations) != len(want.annotations) {
+		t.Fatalf("%s: annotations %+v, %+v", nc.expr, got.annotations, want.annotations)
+	}
+	for i := range got.annotations {
+		if got.annotations[i] != want.annotations[i] {
+			t.Fatalf("%s (v = %s, %v): native annotation %+v, cel-go %+v", nc.expr, nc.variable, c.kube, got.annotations[i], want.annotations[i])
+		}
+	}
 }
 
 func sameVal(a, b ref.Val) bool {
@@ -191,18 +259,30 @@ func decodeObject(s string) map[string]any {
 func TestNativeShapes(t *testing.T) {
 	answered := map[string]bool{}
 	for _, c := range compilersForVersions(t) {
-		for _, expr := range nativeShapes {
+		for k, expr := range nativeShapes {
 			for i, o := range nativeObjects {
-				old := decodeObject(nativeObjects[(i+1)%len(nativeObjects)])
 				for _, typed := range []bool{false, true} {
-					if checkNative(t, c, expr, decodeObject(o), old, typed) {
-						answered[expr] = true
-					}
-					if checkNative(t, c, expr, decodeObject(o), nil, typed) {
-						answered[expr] = true
+					for j, old := range []map[string]any{decodeObject(nativeObjects[(i+1)%len(nativeObjects)]), nil} {
+						nc := nativeCase{expr: expr, variable: variableShapes[(k+j)%len(variableShapes)], object: decodeObject(o), oldObject: old,
+							params: decodeObject(nativeObjects[(i+2)%len(nativeObjects)]), typedView: typed}
+						if checkNative(t, c, nc) {
+							answered[expr] = true
+						}
+						checkNativePolicy(t, c, nc)
 					}
 				}
 			}
+		}
+	}
+	c := compilersForVersions(t)[0]
+	for _, nc := range []nativeCase{
+		{expr: `variables.v.all(c, c.image != "")`, variable: `object.spec.containers`},
+		{expr: `object.spec.containers.all(c, variables.v.exists(d, d.name == c.name))`, variable: `object.spec.containers`},
+		{expr: `variables.v > 1 && variables.v < 100`, variable: `params.spec.replicas`},
+	} {
+		nc.object, nc.params = decodeObject(nativeObjects[0]), decodeObject(`{"metadata":{"name":"p"},"spec":{"replicas":3}}`)
+		if !checkNative(t, c, nc) {
+			t.Errorf("%s (v = %s): not answered natively", nc.expr, nc.variable)
 		}
 	}
 	for _, expr := range []string{
@@ -212,6 +292,7 @@ func TestNativeShapes(t *testing.T) {
 		`object.spec.containers.all(c, c.image != "")`,
 		`object.spec.containers.all(c, c.ports.all(p, p.containerPort > 1024))`,
 		`oldObject == null || oldObject.metadata.name == object.metadata.name`,
+		`params.metadata.name == object.metadata.name`,
 	} {
 		if !answered[expr] {
 			t.Errorf("%s: never answered natively", expr)
@@ -226,17 +307,20 @@ func TestNativeShapes(t *testing.T) {
 func FuzzNativeValidations(f *testing.F) {
 	exprs := append(append([]string{}, nativeShapes...), realworldExpressions(f)...)
 	for i, e := range exprs {
-		f.Add(e, nativeObjects[i%len(nativeObjects)], nativeObjects[(i+1)%len(nativeObjects)], uint8(i))
+		f.Add(e, variableShapes[i%len(variableShapes)], nativeObjects[i%len(nativeObjects)], nativeObjects[(i+1)%len(nativeObjects)], nativeObjects[(i+2)%len(nativeObjects)], uint8(i))
 	}
 	compilers := compilersForVersions(f)
-	f.Fuzz(func(t *testing.T, expr, object, oldObject string, mode uint8) {
-		c := compilers[int(mode>>2)%len(compilers)]
-		obj := decodeObject(object)
-		var old map[string]any
+	f.Fuzz(func(t *testing.T, expr, variable, object, oldObject, params string, mode uint8) {
+		c := compilers[int(mode>>3)%len(compilers)]
+		nc := nativeCase{expr: expr, variable: variable, object: decodeObject(object), params: decodeObject(params), typedView: mode&1 != 0}
 		if mode&2 != 0 {
-			old = decodeObject(oldObject)
+			nc.oldObject = decodeObject(oldObject)
 		}
-		checkNative(t, c, expr, obj, old, mode&1 != 0)
+		if mode&4 != 0 {
+			nc.params = nil
+		}
+		checkNative(t, c, nc)
+		checkNativePolicy(t, c, nc)
 	})
 }
 
