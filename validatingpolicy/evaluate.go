@@ -145,16 +145,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 	}
 
 	// The namespace's value is built when a cel-go expression needs it.
-	var namespaceVal ref.Val
-	namespace := func() ref.Val {
-		if namespaceVal == nil {
-			namespaceVal = types.NullValue
-			if in.namespace != nil {
-				namespaceVal = admissioncel.TypedToVal(reducedNamespace(in.namespace))
-			}
-		}
-		return namespaceVal
-	}
+	namespace := &lazyNamespace{ns: in.namespace, reduced: true}
 	results, messages, messagesErr, err := p.evaluateValidations(ctx, in, namespace, !in.explain)
 	if errors.Is(err, errNativeBudget) {
 		results, messages, messagesErr, err = p.evaluateValidations(ctx, in, namespace, false)
@@ -204,16 +195,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 	if len(p.auditAnnotations) == 0 {
 		return out
 	}
-	namespaceVal = nil
-	namespace = func() ref.Val {
-		if namespaceVal == nil {
-			namespaceVal = types.NullValue
-			if in.namespace != nil {
-				namespaceVal = admissioncel.TypedToVal(in.namespace)
-			}
-		}
-		return namespaceVal
-	}
+	namespace = &lazyNamespace{ns: in.namespace}
 	annotations, err := p.evaluateAnnotations(ctx, in, namespace, fp, !in.explain)
 	if errors.Is(err, errNativeBudget) {
 		annotations, err = p.evaluateAnnotations(ctx, in, namespace, fp, false)
@@ -231,9 +213,8 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 // errNativeBudget when native expressions were used and their bounds do
 // not prove that the budget suffices: the list must then be evaluated again
 // without them.
-func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespace func() ref.Val, native bool) (results, messages []evaluation, messagesErr, err error) {
-	ev := evaluator{budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
-	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), in.authorizer) }
+func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespace *lazyNamespace, native bool) (results, messages []evaluation, messagesErr, err error) {
+	ev := evaluator{p: p, ctx: ctx, in: in, namespace: namespace, authorizer: in.authorizer, budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
 	ev.native = p.nativeEnv(ctx, in)
 	results = make([]evaluation, len(p.validations))
 	for i := range p.validations {
@@ -244,8 +225,7 @@ func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespa
 	if !p.hasMessageExpressions() {
 		return results, nil, nil, nil
 	}
-	ev.act = nil
-	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), nil) }
+	ev.act, ev.authorizer = nil, nil
 	ev.native.vars = p.nativeVariables.newState()
 	ev.clock = nil
 	messages = make([]evaluation, len(p.validations))
@@ -267,9 +247,8 @@ func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespa
 // evaluateAnnotations evaluates the audit annotations with a fresh budget
 // and the whole namespace, without authorizer; the error is as
 // evaluateValidations'.
-func (p *Policy) evaluateAnnotations(ctx context.Context, in *evalInput, namespace func() ref.Val, fp admissionregistrationv1.FailurePolicyType, native bool) ([]annotationResult, error) {
-	ev := evaluator{budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
-	ev.newAct = func() *admissioncel.Activation { return p.activation(ctx, in, namespace(), nil) }
+func (p *Policy) evaluateAnnotations(ctx context.Context, in *evalInput, namespace *lazyNamespace, fp admissionregistrationv1.FailurePolicyType, native bool) ([]annotationResult, error) {
+	ev := evaluator{p: p, ctx: ctx, in: in, namespace: namespace, budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
 	ev.native = p.nativeEnv(ctx, in)
 	out := make([]annotationResult, len(p.auditAnnotations))
 	for i := range p.auditAnnotations {
@@ -357,6 +336,28 @@ func (p *Policy) nativeEnv(ctx context.Context, in *evalInput) nativeEnv {
 	return env
 }
 
+// lazyNamespace is the namespace's CEL value, built on first use: reduced
+// for validations and messageExpressions, whole for audit annotations.
+type lazyNamespace struct {
+	ns      *corev1.Namespace
+	reduced bool
+	val     ref.Val
+}
+
+func (n *lazyNamespace) value() ref.Val {
+	if n.val == nil {
+		switch {
+		case n.ns == nil:
+			n.val = types.NullValue
+		case n.reduced:
+			n.val = admissioncel.TypedToVal(reducedNamespace(n.ns))
+		default:
+			n.val = admissioncel.TypedToVal(n.ns)
+		}
+	}
+	return n.val
+}
+
 // errNativeBudget reports that the native expressions of a list were
 // charged their bounds and the bounds do not prove that the budget
 // suffices: the list is evaluated again by cel-go alone.
@@ -365,12 +366,16 @@ var errNativeBudget = errors.New("native bounds over the budget")
 // evaluator evaluates a list of expressions on one budget, as
 // kube-apiserver's activation does.
 type evaluator struct {
-	// act is the activation of cel-go's expressions, built by newAct when
-	// one is first evaluated.
-	act    *admissioncel.Activation
-	newAct func() *admissioncel.Activation
-	budget int64
-	clock  clock.PassiveClock
+	// act is the activation of cel-go's expressions, built of p, ctx, in,
+	// namespace and authorizer when one is first evaluated.
+	act        *admissioncel.Activation
+	p          *Policy
+	ctx        context.Context
+	in         *evalInput
+	namespace  *lazyNamespace
+	authorizer matchcond.Authorizer
+	budget     int64
+	clock      clock.PassiveClock
 	// useNative says whether the expressions that have a native form are
 	// evaluated in native.
 	useNative bool
@@ -416,7 +421,7 @@ func (ev *evaluator) evaluate(e *expression) (evaluation, error) {
 		}
 	}
 	if ev.act == nil {
-		ev.act = ev.newAct()
+		ev.act = ev.p.activation(ev.ctx, ev.in, ev.namespace.value(), ev.authorizer)
 	}
 	val, rest, err := ev.act.Evaluate(e.program, e.text, ev.budget)
 	if errors.Is(err, admissioncel.ErrOutOfBudget) {

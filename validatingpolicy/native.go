@@ -355,33 +355,53 @@ const (
 	kindMap
 )
 
-// classify returns the kind of an unstructured value, with ints as int64.
-// Typed nil lists and maps are of kind other: cel-go sees them as null in
-// the typed view and as empty elsewhere.
-func classify(v any) (kind, any) {
+// classify returns the kind of an unstructured value. Typed nil lists
+// and maps are of kind other: cel-go sees them as null in the typed view
+// and as empty elsewhere.
+func classify(v any) kind {
 	switch x := v.(type) {
 	case nil:
-		return kindNull, nil
+		return kindNull
 	case bool:
-		return kindBool, x
+		return kindBool
 	case string:
-		return kindString, x
-	case int64:
-		return kindInt, x
-	case int:
-		return kindInt, int64(x)
-	case int32:
-		return kindInt, int64(x)
+		return kindString
+	case int64, int, int32:
+		return kindInt
 	case []any:
 		if x != nil {
-			return kindList, x
+			return kindList
 		}
 	case map[string]any:
 		if x != nil {
-			return kindMap, x
+			return kindMap
 		}
 	}
-	return kindOther, nil
+	return kindOther
+}
+
+// intOf is the value of a value of kind int.
+func intOf(v any) int64 {
+	switch x := v.(type) {
+	case int:
+		return int64(x)
+	case int32:
+		return int64(x)
+	}
+	return v.(int64)
+}
+
+// scalarEqual compares two values of the same scalar kind.
+func scalarEqual(k kind, a, b any) bool {
+	switch k {
+	case kindInt:
+		return intOf(a) == intOf(b)
+	case kindString:
+		return a.(string) == b.(string)
+	case kindBool:
+		return a.(bool) == b.(bool)
+	}
+	return true // null
 }
 
 // strCost is an upper bound of cel-go's cost of traversing a string of n
@@ -488,7 +508,7 @@ func nativeSize(x nativeExpr) nativeExpr {
 		if !ok {
 			return nil, 0, false
 		}
-		switch k, v := classify(v); k {
+		switch classify(v) {
 		case kindString:
 			return int64(utf8.RuneCountInString(v.(string))), cost + 2, true
 		case kindList:
@@ -531,8 +551,7 @@ func nativeEquality(l, r nativeExpr, equal bool) nativeExpr {
 		if !ok {
 			return nil, 0, false
 		}
-		lk, lv := classify(lv)
-		rk, rv := classify(rv)
+		lk, rk := classify(lv), classify(rv)
 		var eq bool
 		switch {
 		case lk == kindNull || rk == kindNull:
@@ -546,7 +565,7 @@ func nativeEquality(l, r nativeExpr, equal bool) nativeExpr {
 		case lk != rk:
 			eq = false
 		default:
-			eq = lv == rv
+			eq = scalarEqual(lk, lv, rv)
 		}
 		size := 1
 		if s, isStr := lv.(string); isStr {
@@ -566,12 +585,11 @@ func nativeCompare(fn string, l, r nativeExpr) nativeExpr {
 		if !ok {
 			return nil, 0, false
 		}
-		lk, lv := classify(lv)
-		rk, rv := classify(rv)
+		lk, rk := classify(lv), classify(rv)
 		var c int
 		switch {
 		case lk == kindInt && rk == kindInt:
-			a, b := lv.(int64), rv.(int64)
+			a, b := intOf(lv), intOf(rv)
 			switch {
 			case a < b:
 				c = -1
@@ -608,8 +626,8 @@ func nativeIn(elem, coll nativeExpr) nativeExpr {
 		if !ok {
 			return nil, 0, false
 		}
-		ek, ev := classify(ev)
-		switch ck, cv := classify(cv); ck {
+		ek := classify(ev)
+		switch classify(cv) {
 		case kindMap:
 			m := cv.(map[string]any)
 			key, isStr := ev.(string)
@@ -625,13 +643,12 @@ func nativeIn(elem, coll nativeExpr) nativeExpr {
 			l := cv.([]any)
 			found := false
 			for _, x := range l {
-				xk, xv := classify(x)
-				switch {
+				switch xk := classify(x); {
 				case xk == kindOther:
 					// A double equals an int of the same value; other
 					// values are left to cel-go.
 					return nil, 0, false
-				case xk == ek && xv == ev:
+				case xk == ek && scalarEqual(ek, x, ev):
 					found = true
 				}
 			}
@@ -648,13 +665,13 @@ func nativeIndex(coll, index nativeExpr) nativeExpr {
 		if !ok {
 			return nil, 0, false
 		}
-		ik, iv := classify(iv)
-		switch ck, cv := classify(cv); {
+		ik := classify(iv)
+		switch ck := classify(cv); {
 		case ck == kindMap && ik == kindString:
 			v, found := cv.(map[string]any)[iv.(string)]
 			return v, cost + 1, found
 		case ck == kindList && ik == kindInt:
-			l, i := cv.([]any), iv.(int64)
+			l, i := cv.([]any), intOf(iv)
 			if i < 0 || i >= int64(len(l)) {
 				return nil, 0, false
 			}
@@ -738,8 +755,7 @@ func (c *nativeCompiler) comprehension(comp ast.ComprehensionExpr) nativeExpr {
 			// cel-go may notice the cancelled context.
 			return nil, 0, false
 		}
-		k, rv := classify(rv)
-		if k != kindList {
+		if classify(rv) != kindList {
 			return nil, 0, false
 		}
 		// The accumulator's initial value and the result.
