@@ -83,15 +83,23 @@
 // Validations, messageExpressions and audit annotations of the common
 // shapes are also compiled, when the policy is, to Go closures over the
 // request's unstructured objects, which evaluate them without cel-go's
-// interpreter: object and oldObject and comprehension variables; field
-// selection, has(), indexing of maps by strings and lists by ints;
-// constants (strings, ints, bools, null, lists of them); ==, != (strings,
-// ints, bools, null), <, <=, >, >= (ints, strings); &&, ||, !, ?:; in
-// (a string, int or bool in a list, a string in a map's keys); startsWith,
-// endsWith, contains, size(), + of strings; list.all(x, p) and
-// list.exists(x, p), nested up to four deep. Anything else (params,
-// variables, request, namespaceObject, authorizer, every other function,
-// optionals, comprehensions over maps) is cel-go's.
+// interpreter: object, oldObject, params, variables.<name> (a variable of
+// these shapes) and comprehension variables; field selection, has(),
+// indexing of maps by strings and lists by ints; constants (strings, ints,
+// bools, null, lists of them); ==, != (strings, ints, bools, null), <, <=,
+// >, >= (ints, strings); &&, ||, !, ?:; in (a string, int or bool in a
+// list, a string in a map's keys); startsWith, endsWith, contains, size(),
+// + of strings; list.all(x, p) and list.exists(x, p), nested up to four
+// deep. Anything else (request, namespaceObject, authorizer, every other
+// function, optionals, map literals, comprehensions over maps) is
+// cel-go's, and so is every expression that reads a variable that is.
+//
+// params are native only when their content is what kube-apiserver's JSON
+// round trip of the param object leaves unchanged (valid UTF-8, no doubles,
+// no typed nils); otherwise an expression that reads them is cel-go's. A
+// native variable is computed once per list of expressions, as
+// kube-apiserver's lazy variables are, and each native expression that
+// reads it is charged its bound.
 //
 // A closure answers only when its answer is certain to be cel-go's, value
 // and absence of error. Wherever cel-go would fail (a missing field, a field
