@@ -84,15 +84,18 @@
 // shapes are also compiled, when the policy is, to Go closures over the
 // request's unstructured objects, which evaluate them without cel-go's
 // interpreter: object, oldObject, params, variables.<name> (a variable of
-// these shapes) and comprehension variables; field selection, has(),
-// indexing of maps by strings and lists by ints; constants (strings, ints,
+// these shapes), the strings of request (uid, operation, name, namespace,
+// subResource, userInfo's username, uid and groups, kind's and resource's
+// fields; those with omitempty absent when empty, as kube-apiserver's view
+// of the AdmissionRequest has them) and comprehension variables; field
+// selection, has(), indexing of maps by strings and lists by ints; constants (strings, ints,
 // bools, null, lists of them); ==, != (strings, ints, bools, null), <, <=,
 // >, >= (ints, strings); &&, ||, !, ?:; in (a string, int or bool in a
 // list, a string in a map's keys); startsWith, endsWith, contains, size(),
 // + of strings; list.all(x, p) and list.exists(x, p), nested up to four
-// deep. Anything else (request, namespaceObject, authorizer, every other
-// function, optionals, map literals, comprehensions over maps) is
-// cel-go's, and so is every expression that reads a variable that is.
+// deep. Anything else (the rest of request, namespaceObject, authorizer,
+// every other function, optionals, map literals, comprehensions over maps)
+// is cel-go's, and so is every expression that reads a variable that is.
 //
 // params are native only when their content is what kube-apiserver's JSON
 // round trip of the param object leaves unchanged (valid UTF-8, no doubles,

@@ -329,7 +329,7 @@ type evaluation struct {
 // nativeEnv is the environment of one list's native expressions, with
 // fresh variables.
 func (p *Policy) nativeEnv(ctx context.Context, in *evalInput) nativeEnv {
-	env := nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject, vars: p.nativeVariables.newState()}
+	env := nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject, vars: p.nativeVariables.newState(), request: in.request}
 	if in.params != nil {
 		env.params = in.params
 	}

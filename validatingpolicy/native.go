@@ -10,6 +10,7 @@ import (
 	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
+	admissionv1 "k8s.io/api/admission/v1"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissioncel"
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
@@ -45,6 +46,10 @@ type nativeEnv struct {
 	// vars are the policy's variables, computed on first use; nil without
 	// variables.
 	vars *nativeVarState
+	// request is `request`; groups are its user's groups as a list, on
+	// first use.
+	request *admissionv1.AdmissionRequest
+	groups  []any
 	// locals are the comprehensions' current elements, by depth.
 	locals [maxNativeDepth]any
 }
@@ -157,6 +162,9 @@ func (c *nativeCompiler) compile(e ast.Expr) nativeExpr {
 		sel := e.AsSelect()
 		if v := c.variable(sel); v != nil {
 			return v
+		}
+		if r := c.requestField(sel); r != nil {
+			return r
 		}
 		operand := c.compile(sel.Operand())
 		if operand == nil {
@@ -283,6 +291,120 @@ func jsonStable(v any) bool {
 	return false
 }
 
+// requestField compiles request.<f>, request.userInfo.<f>,
+// request.kind.<f> and request.resource.<f> for their strings (and the
+// groups of request.userInfo), and has() of them. cel-go sees the
+// AdmissionRequest as its JSON object: a field with omitempty is absent
+// when empty (has() is false, selecting it fails).
+func (c *nativeCompiler) requestField(sel ast.SelectExpr) nativeExpr {
+	if c.inScope(admissioncel.RequestVarName) {
+		return nil
+	}
+	operand, field := sel.Operand(), sel.FieldName()
+	var read func(r *admissionv1.AdmissionRequest, env *nativeEnv) (any, bool)
+	switch {
+	case isIdent(operand, admissioncel.RequestVarName):
+		switch field {
+		case "uid":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return string(r.UID), true }
+		case "operation":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return string(r.Operation), true }
+		case "name":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Name, r.Name != "" }
+		case "namespace":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Namespace, r.Namespace != "" }
+		case "subResource":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) {
+				return r.SubResource, r.SubResource != ""
+			}
+		}
+	case isRequestField(operand, "userInfo"):
+		switch field {
+		case "username":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) {
+				return r.UserInfo.Username, r.UserInfo.Username != ""
+			}
+		case "uid":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) {
+				return r.UserInfo.UID, r.UserInfo.UID != ""
+			}
+		case "groups":
+			read = func(r *admissionv1.AdmissionRequest, env *nativeEnv) (any, bool) {
+				if len(r.UserInfo.Groups) == 0 {
+					return nil, false
+				}
+				if env.groups == nil {
+					env.groups = make([]any, len(r.UserInfo.Groups))
+					for i, g := range r.UserInfo.Groups {
+						env.groups[i] = g
+					}
+				}
+				return env.groups, true
+			}
+		}
+	case isRequestField(operand, "kind"):
+		switch field {
+		case "group":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Kind.Group, true }
+		case "version":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Kind.Version, true }
+		case "kind":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Kind.Kind, true }
+		}
+	case isRequestField(operand, "resource"):
+		switch field {
+		case "group":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Resource.Group, true }
+		case "version":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Resource.Version, true }
+		case "resource":
+			read = func(r *admissionv1.AdmissionRequest, _ *nativeEnv) (any, bool) { return r.Resource.Resource, true }
+		}
+	}
+	if read == nil {
+		return nil
+	}
+	// request, the selections: at most 3.
+	if sel.IsTestOnly() {
+		return func(env *nativeEnv) (any, uint64, bool) {
+			if env.request == nil {
+				return nil, 0, false
+			}
+			_, present := read(env.request, env)
+			return present, 3, true
+		}
+	}
+	return func(env *nativeEnv) (any, uint64, bool) {
+		if env.request == nil {
+			return nil, 0, false
+		}
+		v, present := read(env.request, env)
+		return v, 3, present
+	}
+}
+
+func isIdent(e ast.Expr, name string) bool {
+	return e.Kind() == ast.IdentKind && e.AsIdent() == name
+}
+
+// isRequestField reports whether e is request.<field>.
+func isRequestField(e ast.Expr, field string) bool {
+	if e.Kind() != ast.SelectKind {
+		return false
+	}
+	sel := e.AsSelect()
+	return !sel.IsTestOnly() && sel.FieldName() == field && isIdent(sel.Operand(), admissioncel.RequestVarName)
+}
+
+func (c *nativeCompiler) inScope(name string) bool {
+	for _, n := range c.scope {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
 // variable compiles variables.<name>: the variable's native closure, run
 // on first use (in an environment of its own: it has no comprehension
 // variables) and kept for the rest of the list. Each expression that reads
@@ -290,13 +412,8 @@ func jsonStable(v any) bool {
 // of a variable to the expression that computes it.
 func (c *nativeCompiler) variable(sel ast.SelectExpr) nativeExpr {
 	operand := sel.Operand()
-	if sel.IsTestOnly() || c.vars == nil || operand.Kind() != ast.IdentKind || operand.AsIdent() != admissioncel.VariablesVarName {
+	if sel.IsTestOnly() || c.vars == nil || !isIdent(operand, admissioncel.VariablesVarName) || c.inScope(admissioncel.VariablesVarName) {
 		return nil
-	}
-	for _, name := range c.scope {
-		if name == admissioncel.VariablesVarName {
-			return nil
-		}
 	}
 	i, ok := c.vars.vars.Index(sel.FieldName())
 	if !ok {
@@ -310,7 +427,7 @@ func (c *nativeCompiler) variable(sel ast.SelectExpr) nativeExpr {
 		switch vs.state[i] {
 		case stateUnknown:
 			vs.state[i] = stateComputing
-			sub := nativeEnv{ctx: env.ctx, object: env.object, oldObject: env.oldObject, params: env.params, paramsState: env.paramsState, vars: vs}
+			sub := nativeEnv{ctx: env.ctx, object: env.object, oldObject: env.oldObject, params: env.params, paramsState: env.paramsState, vars: vs, request: env.request}
 			v, bound, ok := vs.progs[i](&sub)
 			env.paramsState = sub.paramsState
 			if !ok || bound > icel.PerCallLimit {

@@ -64,7 +64,17 @@ var nativeShapes = []string{
 	`params.spec.tags.exists(t, t in object.metadata.labels)`,
 	`params == null`,
 	`object.spec.containers.all(c, variables.v.exists(d, d.name == c.name))`,
+	`request.operation == "CREATE" || oldObject.metadata.name == object.metadata.name`,
+	`has(request.name) && request.name.startsWith("a") && request.namespace != "pci"`,
+	`!("system:nodes" in request.userInfo.groups)`,
+	`request.userInfo.username == "system:serviceaccount:" + request.namespace + ":x"`,
+	`request.kind.kind == "Pod" && request.resource.resource == "pods" && !has(request.subResource)`,
+	`request.userInfo.groups.exists(g, g.startsWith("system:"))`,
+	`object.spec.containers.all(request, request.name != "")`,
 }
+
+// seedRequests are requests in fuzzRequest's form.
+var seedRequests = []string{seedRequest, "UPDATE||||||Deployment|deployments", "CONNECT|x|kube-system|system:node:a|system:nodes|exec|Pod|pods"}
 
 // variableShapes are expressions of the variable v.
 var variableShapes = []string{
@@ -157,8 +167,31 @@ func compilersForVersions(tb testing.TB) []*Compiler {
 type nativeCase struct {
 	expr, variable            string
 	object, oldObject, params map[string]any
+	request                   *admissionv1.AdmissionRequest
 	typedView                 bool
 }
+
+// fuzzRequest builds a request from fuzzed text: operation, name,
+// namespace, username, groups (comma-separated), subresource, kind and
+// resource, separated by '|'.
+func fuzzRequest(s string) *admissionv1.AdmissionRequest {
+	p := strings.Split(s, "|")
+	at := func(i int) string {
+		if i < len(p) {
+			return p[i]
+		}
+		return ""
+	}
+	r := &admissionv1.AdmissionRequest{UID: "u", Operation: admissionv1.Operation(at(0)), Name: at(1), Namespace: at(2), SubResource: at(5)}
+	r.UserInfo.Username = at(3)
+	if g := at(4); g != "" {
+		r.UserInfo.Groups = strings.Split(g, ",")
+	}
+	r.Kind.Kind, r.Resource.Resource = at(6), at(7)
+	return r
+}
+
+const seedRequest = "CREATE|alpha|dev|alice|system:authenticated,dev||Pod|pods"
 
 // checkNative compiles the case's expression in c's environment of
 // validations (with params and the variable v) and, if it has a native
@@ -191,7 +224,7 @@ func checkNative(t *testing.T, c *Compiler, nc nativeCase) bool {
 		Object:       admissioncel.AdmittedVal(nc.object, nc.typedView),
 		OldObject:    admissioncel.AdmittedVal(nc.oldObject, nc.typedView),
 		Namespace:    types.NullValue,
-		AuthzRequest: &admissionv1.AdmissionRequest{},
+		AuthzRequest: nc.request,
 	}
 	if nc.params != nil {
 		act.Params = admissioncel.TypedToVal(&unstructured.Unstructured{Object: nc.params})
@@ -199,7 +232,7 @@ func checkNative(t *testing.T, c *Compiler, nc nativeCase) bool {
 	vars.Bind(act)
 	want, cost, err := prg.Eval(ctx, act)
 	cost += uint64(act.VariablesCost)
-	nenv := &nativeEnv{ctx: ctx, object: nc.object, oldObject: nc.oldObject, params: nc.params, vars: nvars.newState()}
+	nenv := &nativeEnv{ctx: ctx, object: nc.object, oldObject: nc.oldObject, params: nc.params, vars: nvars.newState(), request: nc.request}
 	got, bound, ok := native.run(nenv)
 	if !ok {
 		return false
@@ -225,7 +258,7 @@ func checkNativePolicy(t *testing.T, c *Compiler, nc nativeCase) {
 		variables(admissionregistrationv1.Variable{Name: "v", Expression: nc.variable}),
 		validations(admissionregistrationv1.Validation{Expression: nc.expr, MessageExpression: nc.expr}, expr(`false`)),
 		annotations(admissionregistrationv1.AuditAnnotation{Key: "k", ValueExpression: nc.expr})))
-	in := &evalInput{request: &admissionv1.AdmissionRequest{}, object: nc.object, oldObject: nc.oldObject, params: nc.params, typedView: nc.typedView}
+	in := &evalInput{request: nc.request, object: nc.object, oldObject: nc.oldObject, params: nc.params, typedView: nc.typedView}
 	got := p.validate(context.Background(), in)
 	in.explain = true
 	want := p.validate(context.Background(), in)
@@ -264,7 +297,7 @@ func TestNativeShapes(t *testing.T) {
 				for _, typed := range []bool{false, true} {
 					for j, old := range []map[string]any{decodeObject(nativeObjects[(i+1)%len(nativeObjects)]), nil} {
 						nc := nativeCase{expr: expr, variable: variableShapes[(k+j)%len(variableShapes)], object: decodeObject(o), oldObject: old,
-							params: decodeObject(nativeObjects[(i+2)%len(nativeObjects)]), typedView: typed}
+							params: decodeObject(nativeObjects[(i+2)%len(nativeObjects)]), typedView: typed, request: fuzzRequest(seedRequests[(i+j)%len(seedRequests)])}
 						if checkNative(t, c, nc) {
 							answered[expr] = true
 						}
@@ -281,6 +314,7 @@ func TestNativeShapes(t *testing.T) {
 		{expr: `variables.v > 1 && variables.v < 100`, variable: `params.spec.replicas`},
 	} {
 		nc.object, nc.params = decodeObject(nativeObjects[0]), decodeObject(`{"metadata":{"name":"p"},"spec":{"replicas":3}}`)
+		nc.request = fuzzRequest(seedRequest)
 		if !checkNative(t, c, nc) {
 			t.Errorf("%s (v = %s): not answered natively", nc.expr, nc.variable)
 		}
@@ -293,6 +327,8 @@ func TestNativeShapes(t *testing.T) {
 		`object.spec.containers.all(c, c.ports.all(p, p.containerPort > 1024))`,
 		`oldObject == null || oldObject.metadata.name == object.metadata.name`,
 		`params.metadata.name == object.metadata.name`,
+		`!("system:nodes" in request.userInfo.groups)`,
+		`has(request.name) && request.name.startsWith("a") && request.namespace != "pci"`,
 	} {
 		if !answered[expr] {
 			t.Errorf("%s: never answered natively", expr)
@@ -307,12 +343,12 @@ func TestNativeShapes(t *testing.T) {
 func FuzzNativeValidations(f *testing.F) {
 	exprs := append(append([]string{}, nativeShapes...), realworldExpressions(f)...)
 	for i, e := range exprs {
-		f.Add(e, variableShapes[i%len(variableShapes)], nativeObjects[i%len(nativeObjects)], nativeObjects[(i+1)%len(nativeObjects)], nativeObjects[(i+2)%len(nativeObjects)], uint8(i))
+		f.Add(e, variableShapes[i%len(variableShapes)], nativeObjects[i%len(nativeObjects)], nativeObjects[(i+1)%len(nativeObjects)], nativeObjects[(i+2)%len(nativeObjects)], seedRequests[i%len(seedRequests)], uint8(i))
 	}
 	compilers := compilersForVersions(f)
-	f.Fuzz(func(t *testing.T, expr, variable, object, oldObject, params string, mode uint8) {
+	f.Fuzz(func(t *testing.T, expr, variable, object, oldObject, params, request string, mode uint8) {
 		c := compilers[int(mode>>3)%len(compilers)]
-		nc := nativeCase{expr: expr, variable: variable, object: decodeObject(object), params: decodeObject(params), typedView: mode&1 != 0}
+		nc := nativeCase{expr: expr, variable: variable, object: decodeObject(object), params: decodeObject(params), request: fuzzRequest(request), typedView: mode&1 != 0}
 		if mode&2 != 0 {
 			nc.oldObject = decodeObject(oldObject)
 		}
