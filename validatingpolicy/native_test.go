@@ -193,6 +193,47 @@ func fuzzRequest(s string) *admissionv1.AdmissionRequest {
 
 const seedRequest = "CREATE|alpha|dev|alice|system:authenticated,dev||Pod|pods"
 
+// variableEnvs caches the environments of variableEnv, which take
+// milliseconds to build: the fuzzer mutates one input at a time.
+var variableEnvs = struct {
+	sync.Mutex
+	m map[variableKey]variableEnvEntry
+}{m: map[variableKey]variableEnvEntry{}}
+
+type variableKey struct {
+	c        *Compiler
+	variable string
+}
+
+type variableEnvEntry struct {
+	vars *admissioncel.PolicyVariables
+	env  *admissioncel.PolicyEnv
+}
+
+// variableEnv is c's environment of validations with params and the
+// variable v.
+func variableEnv(t *testing.T, c *Compiler, variable string) (*admissioncel.PolicyVariables, *admissioncel.PolicyEnv) {
+	variableEnvs.Lock()
+	defer variableEnvs.Unlock()
+	k := variableKey{c, variable}
+	if e, ok := variableEnvs.m[k]; ok {
+		return e.vars, e.env
+	}
+	vars, reg, err := admissioncel.CompileVariables(c.bases[1][1], []admissionregistrationv1.Variable{{Name: "v", Expression: variable}}, c.stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := admissioncel.WithVariables(c.bases[1][1], reg, true, c.stored)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(variableEnvs.m) > 256 {
+		clear(variableEnvs.m)
+	}
+	variableEnvs.m[k] = variableEnvEntry{vars, env}
+	return vars, env
+}
+
 // checkNative compiles the case's expression in c's environment of
 // validations (with params and the variable v) and, if it has a native
 // form, compares it with the cel-go program: the same value when the native
@@ -201,14 +242,7 @@ const seedRequest = "CREATE|alpha|dev|alice|system:authenticated,dev||Pod|pods"
 // answered.
 func checkNative(t *testing.T, c *Compiler, nc nativeCase) bool {
 	t.Helper()
-	vars, reg, err := admissioncel.CompileVariables(c.bases[1][1], []admissionregistrationv1.Variable{{Name: "v", Expression: nc.variable}}, c.stored)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, err := admissioncel.WithVariables(c.bases[1][1], reg, true, c.stored)
-	if err != nil {
-		t.Fatal(err)
-	}
+	vars, env := variableEnv(t, c, nc.variable)
 	prg, checked, cerr := env.Compile(nc.expr)
 	if cerr != nil {
 		return false
