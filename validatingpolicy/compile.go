@@ -84,6 +84,9 @@ type expression struct {
 	text    string
 	program *icel.Program
 	err     *admissioncel.CompileError
+	// native is the expression as a native closure, nil when it is not of
+	// the native shapes.
+	native *nativeProgram
 }
 
 // validation is one compiled validation.
@@ -111,6 +114,7 @@ type Policy struct {
 
 	conditions       *matchcond.AdmissionMatcher // nil without match conditions
 	variables        *admissioncel.PolicyVariables
+	nativeVariables  *nativeVariables // nil without variables
 	validations      []validation
 	auditAnnotations []auditAnnotation
 }
@@ -164,23 +168,46 @@ func (p *Policy) compile(c *Compiler) error {
 			return err
 		}
 	}
+	p.nativeVariables = compileNativeVariables(p.variables)
 	for _, v := range spec.Validations {
-		cv := validation{expression: compileExpression(env, v.Expression, validationTypes), message: v.Message, reason: (*string)(v.Reason)}
+		cv := validation{expression: p.compileExpression(env, v.Expression, validationTypes), message: v.Message, reason: (*string)(v.Reason)}
 		if v.MessageExpression != "" {
-			me := compileExpression(messageEnv, v.MessageExpression, messageTypes)
+			me := p.compileExpression(messageEnv, v.MessageExpression, messageTypes)
 			cv.messageExpression = &me
 		}
 		p.validations = append(p.validations, cv)
 	}
 	for _, a := range spec.AuditAnnotations {
-		p.auditAnnotations = append(p.auditAnnotations, auditAnnotation{expression: compileExpression(env, a.ValueExpression, auditAnnotationTypes), key: a.Key})
+		p.auditAnnotations = append(p.auditAnnotations, auditAnnotation{expression: p.compileExpression(env, a.ValueExpression, auditAnnotationTypes), key: a.Key})
 	}
 	return nil
 }
 
-func compileExpression(env *admissioncel.PolicyEnv, text string, want []*types.Type) expression {
-	prg, _, err := env.Compile(text, want...)
-	return expression{text: text, program: prg, err: err}
+func (p *Policy) compileExpression(env *admissioncel.PolicyEnv, text string, want []*types.Type) expression {
+	prg, checked, err := env.Compile(text, want...)
+	e := expression{text: text, program: prg, err: err}
+	if err == nil && checked != nil {
+		e.native = compileNative(checked.NativeRep().Expr(), p.nativeVariables)
+	}
+	return e
+}
+
+// compileNativeVariables compiles the variables that have a native form;
+// nil without variables.
+func compileNativeVariables(vars *admissioncel.PolicyVariables) *nativeVariables {
+	if vars == nil || len(vars.List) == 0 {
+		return nil
+	}
+	nv := &nativeVariables{vars: vars, progs: make([]nativeExpr, len(vars.List))}
+	for i, cv := range vars.List {
+		if cv.Err != nil || cv.Checked == nil || cv.Program == nil {
+			continue
+		}
+		if prg := compileNative(cv.Checked.NativeRep().Expr(), nv); prg != nil {
+			nv.progs[i] = prg.eval
+		}
+	}
+	return nv
 }
 
 // Name is the policy's name.

@@ -78,6 +78,68 @@
 // the objects are converted to the Go type and back before evaluation, and
 // validations see them through kube-apiserver's schemaless typed view.
 //
+// # Native expressions
+//
+// Validations, messageExpressions and audit annotations of the common
+// shapes are also compiled, when the policy is, to Go closures over the
+// request's unstructured objects, which evaluate them without cel-go's
+// interpreter: object, oldObject, params, variables.<name> (a variable of
+// these shapes), the strings of request (uid, operation, name, namespace,
+// subResource, userInfo's username, uid and groups, kind's and resource's
+// fields; those with omitempty absent when empty, as kube-apiserver's view
+// of the AdmissionRequest has them) and comprehension variables; field
+// selection, has(), indexing of maps by strings and lists by ints; constants (strings, ints,
+// bools, null, lists of them); ==, != (strings, ints, bools, null), <, <=,
+// >, >= (ints, strings); &&, ||, !, ?:; in (a string, int or bool in a
+// list, a string in a map's keys); startsWith, endsWith, contains, size(),
+// + of strings; list.all(x, p) and list.exists(x, p), nested up to four
+// deep. Anything else (the rest of request, namespaceObject, authorizer,
+// every other function, optionals, map literals, comprehensions over maps)
+// is cel-go's, and so is every expression that reads a variable that is.
+//
+// params are native only when their content is what kube-apiserver's JSON
+// round trip of the param object leaves unchanged (valid UTF-8, no doubles,
+// no typed nils); otherwise an expression that reads them is cel-go's. A
+// native variable is computed once per list of expressions, as
+// kube-apiserver's lazy variables are, and each native expression that
+// reads it is charged its bound.
+//
+// A closure answers only when its answer is certain to be cel-go's, value
+// and absence of error. Wherever cel-go would fail (a missing field, a field
+// of null, a function of the wrong type) and wherever a value is one it does
+// not model (a double, a typed nil, which the typed view sees as null and
+// cel-go's own view as empty), it reports that it does not know, and the
+// expression is evaluated by cel-go, with its exact error. Unlike cel-go,
+// && and || do not absorb such a failure of their left side (false && error
+// is false in cel-go): the whole expression goes to cel-go, so that a closure
+// that answers has taken exactly cel-go's evaluation path, each step of
+// which it bounds.
+//
+// Costs: with its value a closure computes an upper bound of the cost
+// cel-go would charge for it, from the sizes it saw (strings counted in
+// bytes, which are at least their code points; the bound covers every
+// version's cost model, such as cel-go 0.26's charging startsWith by the
+// string searched), at least one per step, so that it also bounds
+// gatehouse's evaluation step limit within 2.5 times. A closure answers
+// only when its bound is within the per-call limit (1,000,000), and is
+// charged its bound against the budget of its list; cel-go's expressions
+// are charged their exact cost. While that running total stays within the
+// budget, kube-apiserver's, which is at most it, does too, and every answer
+// is kube-apiserver's. When a bound would exceed what is left of the budget,
+// or cel-go finds an expression over what the bounds left of it, the list
+// (validations and messageExpressions, or audit annotations) is evaluated
+// again by cel-go alone, with kube-apiserver's exact costs. No cost of an
+// expression is reported elsewhere (the metrics time decisions, messages do
+// not carry costs); [Dispatcher.Explain] evaluates everything with cel-go.
+// A comprehension is left to cel-go when the request's context is done, as
+// cel-go's may notice it. The closures have no version-dependent behaviour:
+// their functions and operators are the same in every supported
+// Kubernetes version.
+//
+// FuzzNativeValidations compares them with the tracked cel-go program, in
+// every supported version, on random objects in both views: same value, no
+// error, cel-go's cost within the bound.
+//
 // # Checking policies
 //
 // [Check] finds, before any request, what kube-apiserver accepts in policies

@@ -144,38 +144,14 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 		}
 	}
 
-	var namespace ref.Val = types.NullValue
-	if in.namespace != nil {
-		namespace = admissioncel.TypedToVal(reducedNamespace(in.namespace))
+	// The namespace's value is built when a cel-go expression needs it.
+	namespace := &lazyNamespace{ns: in.namespace, reduced: true}
+	results, messages, messagesErr, err := p.evaluateValidations(ctx, in, namespace, !in.explain)
+	if errors.Is(err, errNativeBudget) {
+		results, messages, messagesErr, err = p.evaluateValidations(ctx, in, namespace, false)
 	}
-	act := p.activation(ctx, in, namespace, in.authorizer)
-	results := make([]evaluation, len(p.validations))
-	remaining := int64(icel.RuntimeCELCostBudget)
-	for i := range p.validations {
-		var err error
-		results[i], remaining, err = evaluate(act, &p.validations[i].expression, remaining, in.clock)
-		if err != nil {
-			return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}, conditions: conditions}
-		}
-	}
-
-	// messageExpressions: all of them, on what the validations left of the
-	// budget, without authorizer.
-	var messages []evaluation
-	var messagesErr error
-	if p.hasMessageExpressions() {
-		mact := p.activation(ctx, in, namespace, nil)
-		messages = make([]evaluation, len(p.validations))
-		for i := range p.validations {
-			me := p.validations[i].messageExpression
-			if me == nil {
-				continue
-			}
-			if messages[i], remaining, messagesErr = evaluate(mact, me, remaining, nil); messagesErr != nil {
-				messages = nil
-				break
-			}
-		}
+	if err != nil {
+		return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}, conditions: conditions}
 	}
 
 	out := validateResult{decisions: make([]decision, len(p.validations)), conditions: conditions}
@@ -219,20 +195,69 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 	if len(p.auditAnnotations) == 0 {
 		return out
 	}
-	if in.namespace != nil {
-		namespace = admissioncel.TypedToVal(in.namespace)
+	namespace = &lazyNamespace{ns: in.namespace}
+	annotations, err := p.evaluateAnnotations(ctx, in, namespace, fp, !in.explain)
+	if errors.Is(err, errNativeBudget) {
+		annotations, err = p.evaluateAnnotations(ctx, in, namespace, fp, false)
 	}
-	aact := p.activation(ctx, in, namespace, nil)
-	remaining = icel.RuntimeCELCostBudget
-	out.annotations = make([]annotationResult, len(p.auditAnnotations))
+	if err != nil {
+		return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}, conditions: conditions}
+	}
+	out.annotations = annotations
+	return out
+}
+
+// evaluateValidations evaluates the validations, then every
+// messageExpression on what they left of the budget, without authorizer.
+// The error is one that ends the list (the budget ran out), or
+// errNativeBudget when native expressions were used and their bounds do
+// not prove that the budget suffices: the list must then be evaluated again
+// without them.
+func (p *Policy) evaluateValidations(ctx context.Context, in *evalInput, namespace *lazyNamespace, native bool) (results, messages []evaluation, messagesErr, err error) {
+	ev := evaluator{p: p, ctx: ctx, in: in, namespace: namespace, authorizer: in.authorizer, budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
+	ev.native = p.nativeEnv(ctx, in)
+	results = make([]evaluation, len(p.validations))
+	for i := range p.validations {
+		if results[i], err = ev.evaluate(&p.validations[i].expression); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if !p.hasMessageExpressions() {
+		return results, nil, nil, nil
+	}
+	ev.act, ev.authorizer = nil, nil
+	ev.native.vars = p.nativeVariables.newState()
+	ev.clock = nil
+	messages = make([]evaluation, len(p.validations))
+	for i := range p.validations {
+		me := p.validations[i].messageExpression
+		if me == nil {
+			continue
+		}
+		if messages[i], messagesErr = ev.evaluate(me); messagesErr != nil {
+			if errors.Is(messagesErr, errNativeBudget) {
+				return nil, nil, nil, messagesErr
+			}
+			return results, nil, messagesErr, nil
+		}
+	}
+	return results, messages, nil, nil
+}
+
+// evaluateAnnotations evaluates the audit annotations with a fresh budget
+// and the whole namespace, without authorizer; the error is as
+// evaluateValidations'.
+func (p *Policy) evaluateAnnotations(ctx context.Context, in *evalInput, namespace *lazyNamespace, fp admissionregistrationv1.FailurePolicyType, native bool) ([]annotationResult, error) {
+	ev := evaluator{p: p, ctx: ctx, in: in, namespace: namespace, budget: icel.RuntimeCELCostBudget, clock: in.clock, useNative: native}
+	ev.native = p.nativeEnv(ctx, in)
+	out := make([]annotationResult, len(p.auditAnnotations))
 	for i := range p.auditAnnotations {
 		a := &p.auditAnnotations[i]
-		r, rest, err := evaluate(aact, &a.expression, remaining, in.clock)
+		r, err := ev.evaluate(&a.expression)
 		if err != nil {
-			return validateResult{decisions: []decision{errorDecision(fp, err.Error(), -1)}, conditions: conditions}
+			return nil, err
 		}
-		remaining = rest
-		ar := &out.annotations[i]
+		ar := &out[i]
 		ar.key, ar.elapsed = a.key, r.elapsed
 		if r.err != nil {
 			ar.action, ar.err = annotationError, r.err.Error()
@@ -255,7 +280,7 @@ func (p *Policy) validate(ctx context.Context, in *evalInput) validateResult {
 			ar.err = fmt.Sprintf("valueExpression '%v' resulted in unsupported return type: %v. Return type must be either string or null.", a.text, r.val.Type())
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (p *Policy) hasMessageExpressions() bool {
@@ -301,26 +326,112 @@ type evaluation struct {
 	elapsed time.Duration
 }
 
-// evaluate evaluates one expression with what is left of the budget, as
-// kube-apiserver's activation does; the error is one that ends the whole
-// list (the budget ran out).
-func evaluate(act *admissioncel.Activation, e *expression, budget int64, clk clock.PassiveClock) (evaluation, int64, error) {
+// nativeEnv is the environment of one list's native expressions, with
+// fresh variables.
+func (p *Policy) nativeEnv(ctx context.Context, in *evalInput) nativeEnv {
+	env := nativeEnv{ctx: ctx, object: in.object, oldObject: in.oldObject, vars: p.nativeVariables.newState(), request: in.request}
+	if in.params != nil {
+		env.params = in.params
+	}
+	return env
+}
+
+// lazyNamespace is the namespace's CEL value, built on first use: reduced
+// for validations and messageExpressions, whole for audit annotations.
+type lazyNamespace struct {
+	ns      *corev1.Namespace
+	reduced bool
+	val     ref.Val
+}
+
+func (n *lazyNamespace) value() ref.Val {
+	if n.val == nil {
+		switch {
+		case n.ns == nil:
+			n.val = types.NullValue
+		case n.reduced:
+			n.val = admissioncel.TypedToVal(reducedNamespace(n.ns))
+		default:
+			n.val = admissioncel.TypedToVal(n.ns)
+		}
+	}
+	return n.val
+}
+
+// errNativeBudget reports that the native expressions of a list were
+// charged their bounds and the bounds do not prove that the budget
+// suffices: the list is evaluated again by cel-go alone.
+var errNativeBudget = errors.New("native bounds over the budget")
+
+// evaluator evaluates a list of expressions on one budget, as
+// kube-apiserver's activation does.
+type evaluator struct {
+	// act is the activation of cel-go's expressions, built of p, ctx, in,
+	// namespace and authorizer when one is first evaluated.
+	act        *admissioncel.Activation
+	p          *Policy
+	ctx        context.Context
+	in         *evalInput
+	namespace  *lazyNamespace
+	authorizer matchcond.Authorizer
+	budget     int64
+	clock      clock.PassiveClock
+	// useNative says whether the expressions that have a native form are
+	// evaluated in native.
+	useNative bool
+	native    nativeEnv
+	// usedNative is set once a native expression answered: its bound was
+	// charged rather than cel-go's cost.
+	usedNative bool
+}
+
+// evaluate evaluates one expression with what is left of the budget; the
+// error is one that ends the whole list (the budget ran out, or
+// errNativeBudget).
+//
+// A native expression answers if its cost bound is within the per-call
+// limit and what is left of the budget: it is charged the bound. cel-go's
+// cost for it is at most the bound, so what is left is at most what
+// kube-apiserver has left, and an expression that cel-go finds over the
+// budget after a native one answered may not be over kube-apiserver's:
+// the list is then evaluated again without natives (errNativeBudget), as
+// when a bound is over what is left.
+func (ev *evaluator) evaluate(e *expression) (evaluation, error) {
 	if e.err != nil {
-		return evaluation{err: fmt.Errorf("compilation error: %v", e.err)}, budget, nil
+		return evaluation{err: fmt.Errorf("compilation error: %v", e.err)}, nil
 	}
 	var start time.Time
-	if clk != nil {
-		start = clk.Now()
+	if ev.clock != nil {
+		start = ev.clock.Now()
 	}
-	val, rest, err := act.Evaluate(e.program, e.text, budget)
-	var elapsed time.Duration
-	if clk != nil {
-		elapsed = clk.Since(start)
+	elapsed := func() time.Duration {
+		if ev.clock == nil {
+			return 0
+		}
+		return ev.clock.Since(start)
 	}
+	if ev.useNative && e.native != nil {
+		if val, bound, ok := e.native.run(&ev.native); ok && bound <= icel.PerCallLimit {
+			if int64(bound) > ev.budget {
+				return evaluation{}, errNativeBudget
+			}
+			ev.budget -= int64(bound)
+			ev.usedNative = true
+			return evaluation{val: val, elapsed: elapsed()}, nil
+		}
+	}
+	if ev.act == nil {
+		ev.act = ev.p.activation(ev.ctx, ev.in, ev.namespace.value(), ev.authorizer)
+	}
+	val, rest, err := ev.act.Evaluate(e.program, e.text, ev.budget)
 	if errors.Is(err, admissioncel.ErrOutOfBudget) {
-		return evaluation{}, -1, err
+		if ev.usedNative {
+			return evaluation{}, errNativeBudget
+		}
+		return evaluation{}, err
 	}
-	return evaluation{val: val, err: err, elapsed: elapsed}, rest, nil
+	ev.budget = rest
+	return evaluation{val: val, err: err, elapsed: elapsed()}, nil
 }
 
 // reducedNamespace is the namespace as kube-apiserver's validations see it

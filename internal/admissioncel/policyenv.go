@@ -154,6 +154,8 @@ type CompiledVariable struct {
 	Expression string
 	Program    *icel.Program
 	Err        *CompileError
+	// Checked is the checked expression (nil when it did not compile).
+	Checked *cel.Ast
 }
 
 // PolicyVariables are a policy's compiled variables, ready to be evaluated
@@ -190,7 +192,7 @@ func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variabl
 			typ = checked.OutputType()
 		}
 		vars.SetField(v.Name, VariableFieldType(typ))
-		cv := &CompiledVariable{Name: v.Name, Expression: v.Expression, Program: prg, Err: cerr}
+		cv := &CompiledVariable{Name: v.Name, Expression: v.Expression, Program: prg, Err: cerr, Checked: checked}
 		// A later variable of the same name replaces an earlier one, as in
 		// kube-apiserver.
 		if i, dup := out.index[v.Name]; dup {
@@ -202,6 +204,20 @@ func CompileVariables(base *cel.Env, variables []admissionregistrationv1.Variabl
 		out.names = append(out.names, v.Name)
 	}
 	return out, vars, nil
+}
+
+// Index is the index in List of the variable `variables.<field>` reads,
+// as the lazy variables find it (field names unescaped).
+func (v *PolicyVariables) Index(field string) (int, bool) {
+	if v == nil {
+		return 0, false
+	}
+	name, ok := UnescapeFieldName(field)
+	if !ok {
+		return 0, false
+	}
+	i, ok := v.index[name]
+	return i, ok
 }
 
 // list is the variables; none for a nil PolicyVariables (a policy that
