@@ -9,17 +9,22 @@ import (
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/admissionwebhook/admissionwebhooktest"
+	"github.com/gatehouse-dev/gatehouse/internal/benchkube"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
 // BenchmarkValidate is one request through a validating webhook on
-// loopback TLS (connections reused), the server's time included.
-func BenchmarkValidate(b *testing.B) {
+// loopback TLS (connections reused), the server's time included. Each
+// benchmark runs at each version of benchkube.
+func BenchmarkValidate(b *testing.B) { benchkube.Run(b, benchmarkValidate) }
+
+func benchmarkValidate(b *testing.B, t kube.Target) {
 	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
 	require.NoError(b, err)
 	defer srv.Close()
 	w := validating(srv, "w.example.com", "/allow")
-	d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{w}, admissionwebhook.Options{Metrics: metrics.NewMemory()})
+	d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{w}, admissionwebhook.Options{Metrics: metrics.NewMemory(), Kube: t})
 	require.NoError(b, err)
 	req := createPod()
 	ctx := context.Background()
@@ -33,13 +38,15 @@ func BenchmarkValidate(b *testing.B) {
 
 // BenchmarkAdmit is one request through a mutating webhook whose JSON patch
 // adds a label.
-func BenchmarkAdmit(b *testing.B) {
+func BenchmarkAdmit(b *testing.B) { benchkube.Run(b, benchmarkAdmit) }
+
+func benchmarkAdmit(b *testing.B, t kube.Target) {
 	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
 	require.NoError(b, err)
 	defer srv.Close()
 	srv.Handle("/label", admissionwebhooktest.Patch(`[{"op":"add","path":"/metadata/labels/team","value":"a"}]`))
 	w := mutating(srv, "m.example.com", "/label")
-	d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{w}, admissionwebhook.Options{Metrics: metrics.NewMemory()})
+	d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{w}, admissionwebhook.Options{Metrics: metrics.NewMemory(), Kube: t})
 	require.NoError(b, err)
 	req := createPod()
 	ctx := context.Background()
@@ -53,7 +60,9 @@ func BenchmarkAdmit(b *testing.B) {
 
 // BenchmarkAdmitNoMatch is a request no mutating webhook matches, the
 // common case: no call, no conversion.
-func BenchmarkAdmitNoMatch(b *testing.B) {
+func BenchmarkAdmitNoMatch(b *testing.B) { benchkube.Run(b, benchmarkAdmitNoMatch) }
+
+func benchmarkAdmitNoMatch(b *testing.B, t kube.Target) {
 	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
 	require.NoError(b, err)
 	defer srv.Close()
@@ -61,7 +70,7 @@ func BenchmarkAdmitNoMatch(b *testing.B) {
 	for range 10 {
 		hooks = append(hooks, mutating(srv, "m.example.com", "/label"))
 	}
-	d, err := admissionwebhook.NewDispatcher(hooks, admissionwebhook.Options{Metrics: metrics.NewMemory()})
+	d, err := admissionwebhook.NewDispatcher(hooks, admissionwebhook.Options{Metrics: metrics.NewMemory(), Kube: t})
 	require.NoError(b, err)
 	req := createPod()
 	req.Resource.Resource = "configmaps"

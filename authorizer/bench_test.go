@@ -6,11 +6,13 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/authorizer/authorizertest"
+	"github.com/gatehouse-dev/gatehouse/internal/benchkube"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // benchWebhook is a webhook with KEP-3221's three match conditions in front
-// of a loopback TLS fake webhook that denies.
-func benchWebhook(b *testing.B, cacheTTL time.Duration) *Webhook {
+// of a loopback TLS fake webhook that denies, answering as kube-apiserver t.
+func benchWebhook(b *testing.B, t kube.Target, cacheTTL time.Duration) *Webhook {
 	srv, err := authorizertest.NewServer(authorizertest.Options{HTTP2: true, DiscardRequests: true, Decide: authorizertest.Always(status(false, true, "protected"))})
 	if err != nil {
 		b.Fatal(err)
@@ -21,7 +23,7 @@ func benchWebhook(b *testing.B, cacheTTL time.Duration) *Webhook {
 		b.Fatal(err)
 	}
 	w, err := NewWebhook(WebhookOptions{Name: "kube-system-protector", SubjectAccessReviewVersion: "v1", FailurePolicy: FailurePolicyDeny,
-		MatchConditions: kepConditions, AuthorizedTTL: cacheTTL, UnauthorizedTTL: cacheTTL, KubeConfigFile: kc, Timeout: 3 * time.Second})
+		MatchConditions: kepConditions, AuthorizedTTL: cacheTTL, UnauthorizedTTL: cacheTTL, KubeConfigFile: kc, Timeout: 3 * time.Second, Kube: t})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -49,20 +51,32 @@ func kubeSystemRequest() *Attributes {
 	return a
 }
 
+// The webhook and chain benchmarks run at each version of benchkube.
+
 func BenchmarkWebhookCachedWithKEPConditions(b *testing.B) {
-	benchAuthorize(b, benchWebhook(b, time.Hour), kubeSystemRequest(), DecisionDeny)
+	benchkube.Run(b, func(b *testing.B, t kube.Target) {
+		benchAuthorize(b, benchWebhook(b, t, time.Hour), kubeSystemRequest(), DecisionDeny)
+	})
 }
 
 func BenchmarkWebhookExcludedByKEPConditions(b *testing.B) {
-	benchAuthorize(b, benchWebhook(b, time.Hour), podGet("jane", "developers", "system:authenticated"), DecisionNoOpinion)
+	benchkube.Run(b, func(b *testing.B, t kube.Target) {
+		benchAuthorize(b, benchWebhook(b, t, time.Hour), podGet("jane", "developers", "system:authenticated"), DecisionNoOpinion)
+	})
 }
 
 func BenchmarkWebhookCacheMissLoopbackTLS(b *testing.B) {
-	benchAuthorize(b, benchWebhook(b, 0), kubeSystemRequest(), DecisionDeny)
+	benchkube.Run(b, func(b *testing.B, t kube.Target) {
+		benchAuthorize(b, benchWebhook(b, t, 0), kubeSystemRequest(), DecisionDeny)
+	})
 }
 
 func BenchmarkChainDecidedByRBACStandIn(b *testing.B) {
-	chain, err := NewChain(
+	benchkube.Run(b, benchmarkChainDecidedByRBACStandIn)
+}
+
+func benchmarkChainDecidedByRBACStandIn(b *testing.B, t kube.Target) {
+	chain, err := NewChainFor(t,
 		Named{Name: PrivilegedGroupsName, Authorizer: PrivilegedGroups(SystemPrivilegedGroup)},
 		Named{Name: "node", Authorizer: WithDecisionMetrics(nil, "Node", "node", AlwaysDeny())},
 		Named{Name: "rbac", Authorizer: WithDecisionMetrics(nil, "RBAC", "rbac", AlwaysAllow())},

@@ -112,7 +112,15 @@ func (c *decisionCache) getAt(key []byte, now int64) (reviewStatus, bool) {
 		c.removeExpired(e)
 		return reviewStatus{}, false
 	}
-	e.used.Store(c.tick.Add(1))
+	// The hit is the entry's last use, unless the entry is the most
+	// recently used already (it holds the last stamp handed out): then the
+	// order of uses stays as it is, and the hit writes nothing, so that
+	// the cores asking for a hot decision do not take turns owning the
+	// counter's and the entry's cache lines. The hit takes place when the
+	// counter is read; a use stamped after that is a later one.
+	if last := c.tick.Load(); e.used.Load() != last {
+		e.used.Store(c.tick.Add(1))
+	}
 	return e.status, true
 }
 

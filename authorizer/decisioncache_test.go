@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
 )
 
@@ -75,4 +76,29 @@ func TestDecisionCacheSizeIsKubeAPIServers(t *testing.T) {
 	assert.False(t, ok)
 	_, ok = c.get([]byte("100"))
 	assert.True(t, ok)
+}
+
+// BenchmarkDecisionCacheHitParallel looks cached decisions up from
+// b.RunParallel's goroutines (run with -cpu 1,2,4,8): one hot key that
+// every goroutine asks, and keys=3 that they ask in turn.
+func BenchmarkDecisionCacheHitParallel(b *testing.B) {
+	for _, n := range []int{1, 3} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			c := newDecisionCache(clock.RealClock{}, decisionCacheSize)
+			keys := make([][]byte, n)
+			for i := range keys {
+				keys[i] = fmt.Appendf(nil, `{"user":"jane-%d","verb":"delete","namespace":"kube-system"}`, i)
+				c.add(keys[i], reviewStatus{denied: true, reason: "protected"}, time.Hour)
+			}
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for i := 0; pb.Next(); i++ {
+					if _, ok := c.get(keys[i%n]); !ok {
+						b.Error("miss")
+						return
+					}
+				}
+			})
+		})
+	}
 }

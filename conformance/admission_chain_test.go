@@ -168,7 +168,7 @@ func TestAdmissionChainMatchesKubeAPIServer(t *testing.T) {
 	}
 }
 
-func newChain(t *testing.T, policies []*admissionregistrationv1.MutatingAdmissionPolicy, bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding, vaps *validatingpolicy.Objects, objects []runtime.Object) *gadmission.Chain {
+func newChain(t testing.TB, policies []*admissionregistrationv1.MutatingAdmissionPolicy, bindings []*admissionregistrationv1.MutatingAdmissionPolicyBinding, vaps *validatingpolicy.Objects, objects []runtime.Object) *gadmission.Chain {
 	t.Helper()
 	var params []runtime.Object
 	namespaces := map[string]*corev1.Namespace{}

@@ -13,6 +13,11 @@ import (
 // exposition format with WriteText and compare with kube-apiserver's golden
 // text. It is safe for concurrent use. The zero value is not usable; call
 // NewMemory.
+//
+// It keeps every series it is given, unbounded: label values include the
+// names of policies, bindings and webhooks (kube-apiserver's label sets),
+// so a Memory that outlives many configurations with new names grows with
+// them, as a Prometheus registry does. Use it in tests, not in a server.
 type Memory struct {
 	mu       sync.Mutex
 	families map[*Desc]map[string]*series

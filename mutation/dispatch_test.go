@@ -349,7 +349,7 @@ func podV2Schemas(t *testing.T) *Schemas {
 	s := BuiltIn()
 	pod, err := s.Lookup(podKind)
 	require.NoError(t, err)
-	s.crd[schema.GroupVersionKind{Version: "v2", Kind: "Pod"}] = pod
+	s.addSchemas("", "", map[schema.GroupVersionKind]*Schema{{Version: "v2", Kind: "Pod"}: pod})
 	return s
 }
 

@@ -3,7 +3,9 @@ package mutation
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtinschema"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
@@ -22,12 +24,18 @@ var ErrNoSchema = errors.New("no schema")
 type Schemas struct {
 	builtin *builtinschema.Set
 
-	mu  sync.RWMutex
-	crd map[schema.GroupVersionKind]*Schema
+	// crd holds the schemas of the custom resources added, as a map that
+	// AddCRD replaces whole (copy on write, under mu): every request looks
+	// its kind up here, on every core, without a lock. Bounded by the
+	// versions of the CRDs added (a CRD replaces its group and kind's).
+	mu  sync.Mutex // serializes AddCRD
+	crd atomic.Pointer[map[schema.GroupVersionKind]*Schema]
 
-	// mergers holds the Merger of each built-in kind looked up (by its
-	// *smdschema.Schema, which the builtin set keeps per kind).
-	mergers sync.Map
+	// builtins holds the *Schema (with its Merger) of each built-in kind
+	// looked up (schema.GroupVersionKind to *Schema), made on first use:
+	// bounded by the built-in kinds of the embedded schema, as only those
+	// are stored.
+	builtins sync.Map
 }
 
 // BuiltIn returns the schemas of every built-in kind of Kubernetes 1.37 (the
@@ -35,7 +43,24 @@ type Schemas struct {
 // its embedded schema), and no custom resource. Nothing is decoded before a
 // kind is first looked up; then only the types that kind reaches are.
 func BuiltIn() *Schemas {
-	return &Schemas{builtin: builtinschema.New(), crd: map[schema.GroupVersionKind]*Schema{}}
+	s := &Schemas{builtin: builtinschema.New()}
+	s.crd.Store(&map[schema.GroupVersionKind]*Schema{})
+	return s
+}
+
+// addSchemas puts schemas in force for their kinds, in place of those of
+// the CRD of group and kind (if kind is not empty).
+func (s *Schemas) addSchemas(group, kind string, added map[schema.GroupVersionKind]*Schema) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	next := maps.Clone(*s.crd.Load())
+	for gvk := range next {
+		if kind != "" && gvk.Group == group && gvk.Kind == kind {
+			delete(next, gvk)
+		}
+	}
+	maps.Copy(next, added)
+	s.crd.Store(&next)
 }
 
 // AddCRD adds the schema of every version of a CustomResourceDefinition
@@ -71,16 +96,7 @@ func (s *Schemas) AddCRD(data []byte) error {
 		pt := typed.ParseableType{Schema: &smdschema.Schema{Types: types}, TypeRef: smdschema.TypeRef{NamedType: &name}}
 		added[gvk] = &Schema{pt: pt, fastMerger: mutationpatch.NewMerger(pt.Schema, pt.TypeRef)}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for gvk := range s.crd {
-		if gvk.Group == crd.Spec.Group && gvk.Kind == crd.Spec.Names.Kind {
-			delete(s.crd, gvk)
-		}
-	}
-	for gvk, t := range added {
-		s.crd[gvk] = t
-	}
+	s.addSchemas(crd.Spec.Group, crd.Spec.Names.Kind, added)
 	return nil
 }
 
@@ -108,11 +124,11 @@ func (s *Schemas) crdSupport() ([]smdschema.TypeDef, error) {
 // built-in kind. For any other kind the error wraps [ErrNoSchema]; use
 // [Deduced] to treat such objects without a schema.
 func (s *Schemas) Lookup(gvk schema.GroupVersionKind) (*Schema, error) {
-	s.mu.RLock()
-	t := s.crd[gvk]
-	s.mu.RUnlock()
-	if t != nil {
+	if t := (*s.crd.Load())[gvk]; t != nil {
 		return t, nil
+	}
+	if t, ok := s.builtins.Load(gvk); ok {
+		return t.(*Schema), nil
 	}
 	pt, ok, err := s.builtin.Lookup(builtinschema.GVK{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind})
 	if err != nil {
@@ -121,16 +137,8 @@ func (s *Schemas) Lookup(gvk schema.GroupVersionKind) (*Schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w for %s", ErrNoSchema, gvk)
 	}
-	return &Schema{pt: pt, typedKind: true, fastMerger: s.mergerOf(pt)}, nil
-}
-
-// mergerOf returns the Merger of the built-in type pt, made on first use.
-func (s *Schemas) mergerOf(pt typed.ParseableType) *mutationpatch.Merger {
-	if m, ok := s.mergers.Load(pt.Schema); ok {
-		return m.(*mutationpatch.Merger)
-	}
-	m, _ := s.mergers.LoadOrStore(pt.Schema, mutationpatch.NewMerger(pt.Schema, pt.TypeRef))
-	return m.(*mutationpatch.Merger)
+	t, _ := s.builtins.LoadOrStore(gvk, &Schema{pt: pt, typedKind: true, fastMerger: mutationpatch.NewMerger(pt.Schema, pt.TypeRef)})
+	return t.(*Schema), nil
 }
 
 // Schema is the schema of one kind.

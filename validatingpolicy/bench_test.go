@@ -6,17 +6,23 @@ import (
 	"testing"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+
+	"github.com/gatehouse-dev/gatehouse/internal/benchkube"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // BenchmarkValidatePod admits a Pod through one matching policy with three
-// validations (and a messageExpression) that pass.
-func BenchmarkValidatePod(b *testing.B) {
+// validations (and a messageExpression) that pass, at each version of
+// benchkube.
+func BenchmarkValidatePod(b *testing.B) { benchkube.Run(b, benchmarkValidatePod) }
+
+func benchmarkValidatePod(b *testing.B, t kube.Target) {
 	p := policy("p", validations(
 		expr(`object.metadata.name.startsWith("a")`),
 		admissionregistrationv1.Validation{Expression: `object.spec.containers.all(c, c.image != "")`, MessageExpression: `"bad image in " + object.metadata.name`},
 		expr(`!has(object.metadata.labels) || !('forbidden' in object.metadata.labels)`),
 	))
-	d, err := NewDispatcher(policies{p}, bindings{binding("b", "p", deny)}, Options{Namespaces: namespaces})
+	d, err := NewDispatcher(policies{p}, bindings{binding("b", "p", deny)}, Options{Namespaces: namespaces, Kube: t})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,8 +37,10 @@ func BenchmarkValidatePod(b *testing.B) {
 }
 
 // BenchmarkValidate100Policies validates a Pod against 100 policies of
-// which one matches it.
-func BenchmarkValidate100Policies(b *testing.B) {
+// which one matches it, at each version of benchkube.
+func BenchmarkValidate100Policies(b *testing.B) { benchkube.Run(b, benchmarkValidate100Policies) }
+
+func benchmarkValidate100Policies(b *testing.B, t kube.Target) {
 	var ps policies
 	var bs bindings
 	for i := range 100 {
@@ -46,7 +54,7 @@ func BenchmarkValidate100Policies(b *testing.B) {
 		}))
 		bs = append(bs, binding("b"+name, name, deny))
 	}
-	d, err := NewDispatcher(ps, bs, Options{Namespaces: namespaces})
+	d, err := NewDispatcher(ps, bs, Options{Namespaces: namespaces, Kube: t})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,9 +69,11 @@ func BenchmarkValidate100Policies(b *testing.B) {
 }
 
 // BenchmarkCompile compiles a policy with three validations and a
-// messageExpression.
-func BenchmarkCompile(b *testing.B) {
-	c, err := NewCompiler()
+// messageExpression, at each version of benchkube.
+func BenchmarkCompile(b *testing.B) { benchkube.Run(b, benchmarkCompile) }
+
+func benchmarkCompile(b *testing.B, t kube.Target) {
+	c, err := NewCompilerFor(t)
 	if err != nil {
 		b.Fatal(err)
 	}

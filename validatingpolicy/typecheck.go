@@ -49,7 +49,8 @@ type TypeCheckOptions struct {
 // CustomResourceDefinitions, for [Compiler.TypeCheck]. It is safe for
 // concurrent use.
 type CustomResources struct {
-	mu     sync.RWMutex
+	mu sync.RWMutex
+	// kinds is bounded by the served versions of the CRDs added.
 	kinds  map[schema.GroupVersionKind]customResource
 	mapper *meta.DefaultRESTMapper
 }

@@ -11,7 +11,10 @@ import (
 )
 
 // CachingAuthorizer answers each distinct check once per request, as
-// kube-apiserver's admission caching authorizer does.
+// kube-apiserver's admission caching authorizer does. The dispatchers make
+// one per request and drop it with the request, so its cache is bounded by
+// the distinct checks of one request's expressions, which the CEL cost
+// limits bound.
 type CachingAuthorizer struct {
 	next  matchcond.Authorizer
 	mu    sync.Mutex

@@ -8,7 +8,9 @@ import "sync"
 type Environments[K comparable, E any] struct {
 	build func(K) (E, error)
 
-	mu    sync.Mutex
+	mu sync.Mutex
+	// byKey is bounded by the keys a compiler asks for: the few library
+	// sets of its versions, never request data.
 	byKey map[K]E
 }
 

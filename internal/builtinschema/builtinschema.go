@@ -31,10 +31,15 @@ type Set struct {
 	table *smdcodec.Table
 	err   error
 
-	mu    sync.Mutex
-	kinds map[GVK]*kind
+	// kinds holds each built-in kind looked up (GVK to *kind): it is
+	// bounded by the built-in kinds of the embedded table (a GVK that is
+	// not one is never stored). A sync.Map, so that the lookups of every
+	// request, on every core, share no lock: its keys are written once.
+	kinds sync.Map
 
-	named namedClosures
+	// named holds the closures of named types asked for (string to
+	// *named), bounded by the named types of the embedded table.
+	named sync.Map
 }
 
 type kind struct {
@@ -44,7 +49,7 @@ type kind struct {
 }
 
 // New returns a Set over the embedded schema. Nothing is decoded yet.
-func New() *Set { return &Set{kinds: map[GVK]*kind{}} }
+func New() *Set { return &Set{} }
 
 func (s *Set) tableOf() (*smdcodec.Table, error) {
 	s.open.Do(func() { s.table, s.err = smdcodec.Open(data) })
@@ -61,13 +66,11 @@ func (s *Set) Lookup(gvk GVK) (pt typed.ParseableType, ok bool, err error) {
 	if _, ok := t.RootType(gvk.Group, gvk.Version, gvk.Kind); !ok {
 		return typed.ParseableType{}, false, nil
 	}
-	s.mu.Lock()
-	k := s.kinds[gvk]
-	if k == nil {
-		k = &kind{}
-		s.kinds[gvk] = k
+	v, ok := s.kinds.Load(gvk)
+	if !ok {
+		v, _ = s.kinds.LoadOrStore(gvk, &kind{})
 	}
-	s.mu.Unlock()
+	k := v.(*kind)
 	k.once.Do(func() {
 		sch, name, err := t.RootClosure(gvk.Group, gvk.Version, gvk.Kind)
 		if err != nil {

@@ -6,12 +6,6 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/schema"
 )
 
-// namedClosures caches Named.
-type namedClosures struct {
-	mu    sync.Mutex
-	types map[string]*named
-}
-
 type named struct {
 	once sync.Once
 	s    *schema.Schema
@@ -26,16 +20,11 @@ func (s *Set) Named(name string) (*schema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.named.mu.Lock()
-	if s.named.types == nil {
-		s.named.types = map[string]*named{}
+	v, ok := s.named.Load(name)
+	if !ok {
+		v, _ = s.named.LoadOrStore(name, &named{})
 	}
-	n := s.named.types[name]
-	if n == nil {
-		n = &named{}
-		s.named.types[name] = n
-	}
-	s.named.mu.Unlock()
+	n := v.(*named)
 	n.once.Do(func() { n.s, n.err = t.Closure(name) })
 	return n.s, n.err
 }

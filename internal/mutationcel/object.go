@@ -61,11 +61,18 @@ func patchTypesOption() cel.EnvOption {
 
 // objectTypes keeps the type of each Object type name an evaluation
 // constructs, so that constructing an Object does not make its type anew:
-// the names are those of the compiled expressions. Reads take no lock.
+// the names are those of the compiled expressions (policy text, never
+// request data). Reads take no lock. It keeps at most maxObjectTypes
+// names, so that an environment that outlives many policies (new names
+// with each) stays bounded: past that, a type is made at each use.
 type objectTypes struct {
 	mu    sync.Mutex // serializes additions
 	names atomic.Pointer[map[string]*types.Type]
 }
+
+// maxObjectTypes bounds the names an objectTypes keeps: far more than the
+// Object types of the mutations of a cluster's policies.
+const maxObjectTypes = 4096
 
 func (o *objectTypes) of(name string) *types.Type {
 	if m := o.names.Load(); m != nil {
@@ -79,6 +86,9 @@ func (o *objectTypes) of(name string) *types.Type {
 	if old != nil {
 		if t, ok := (*old)[name]; ok {
 			return t
+		}
+		if len(*old) >= maxObjectTypes {
+			return types.NewObjectType(name)
 		}
 	}
 	next := make(map[string]*types.Type, 1)

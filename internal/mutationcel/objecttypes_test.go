@@ -1,6 +1,7 @@
 package mutationcel
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 
@@ -32,4 +33,18 @@ func TestObjectTypesKeepsOneTypePerName(t *testing.T) {
 		require.Same(t, o.of(n), o.of(n), n)
 	}
 	assert.Len(t, *o.names.Load(), len(names))
+}
+
+// TestObjectTypesBounded: past maxObjectTypes names, a type is made at each
+// use and not kept; the names kept still answer with their type.
+func TestObjectTypesBounded(t *testing.T) {
+	o := &objectTypes{}
+	first := o.of("Object.n0")
+	for i := range maxObjectTypes + 100 {
+		assert.Equal(t, fmt.Sprintf("Object.n%d", i), o.of(fmt.Sprintf("Object.n%d", i)).TypeName())
+	}
+	assert.Len(t, *o.names.Load(), maxObjectTypes)
+	assert.Same(t, first, o.of("Object.n0"))
+	over := fmt.Sprintf("Object.n%d", maxObjectTypes+1)
+	assert.Equal(t, over, o.of(over).TypeName())
 }

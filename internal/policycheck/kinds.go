@@ -23,7 +23,9 @@ type Kinds struct {
 	served   []Served
 	crdNodes map[schema.GroupVersionKind]*Node
 	mu       sync.Mutex
-	builtin  map[schema.GroupVersionKind]*Node
+	// builtin keeps the schema of each built-in kind looked up: bounded by
+	// the scheme's kinds, as an unknown kind is never stored.
+	builtin map[schema.GroupVersionKind]*Node
 }
 
 // NewKinds returns the built-in kinds and no CRD.

@@ -15,10 +15,13 @@ import (
 type Normalizer struct {
 	scheme *runtime.Scheme
 	// kinds maps a schema.GroupVersionKind the scheme recognizes to its
-	// *kindPlan.
+	// *kindPlan: bounded by the scheme's kinds, as a kind it does not
+	// recognize is never stored (requests name any kind they like).
 	kinds sync.Map
 
-	mu      sync.Mutex // guards planner
+	mu sync.Mutex // guards planner
+	// planner keeps the plan of each Go type planned: bounded by the Go
+	// types the scheme's kinds reach.
 	planner planner
 }
 
