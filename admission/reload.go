@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
+	"github.com/gatehouse-dev/gatehouse/admissionwebhook"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -122,6 +123,12 @@ func NewReloader(o ReloaderOptions) (*Reloader, error) {
 	}
 	if o.API.Static != nil {
 		return nil, errors.New("the API Config holds no Static: the static manifests directories are the Reloader's")
+	}
+	if chainOpts.Webhooks.Clients == nil {
+		// Every chain the Reloader builds calls webhooks through the same
+		// clients and connections, as kube-apiserver's plugins keep one
+		// client manager across reloads.
+		chainOpts.Webhooks.Clients = admissionwebhook.NewClientCache()
 	}
 	r := &Reloader{opts: chainOpts, onReload: o.OnReload, api: o.API}
 	validator, err := admissionmanifest.NewValidator(admissionmanifest.Options{StaticNames: admissionmanifest.StaticNamesAllowed})

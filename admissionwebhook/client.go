@@ -70,6 +70,19 @@ type client struct {
 	base *url.URL
 }
 
+// ClientCache holds webhooks' HTTP clients, one per distinct clientConfig,
+// the 200 most recently used (kube-apiserver's client manager's bound).
+// Options.Clients shares one between Dispatchers. It is safe for
+// concurrent use.
+type ClientCache struct {
+	cache *lru.Cache
+}
+
+// NewClientCache returns an empty ClientCache.
+func NewClientCache() *ClientCache {
+	return &ClientCache{cache: lru.New(clientCacheSize)}
+}
+
 // clients builds and caches the clients of the webhooks' clientConfigs.
 type clients struct {
 	o     *Options
@@ -77,6 +90,9 @@ type clients struct {
 }
 
 func newClients(o *Options) *clients {
+	if o.Clients != nil {
+		return &clients{o: o, cache: o.Clients.cache}
+	}
 	return &clients{o: o, cache: lru.New(clientCacheSize)}
 }
 

@@ -78,6 +78,16 @@ type Options struct {
 	// Kube is the kube-apiserver the dispatcher answers as (its matcher's
 	// too: Match.Kube is set to it); the zero Target is the newest release.
 	Kube kube.Target
+	// Clients, if set, holds the webhooks' HTTP clients (and so their
+	// connections) for every Dispatcher given it, as kube-apiserver's
+	// webhook plugins keep one client manager across configuration
+	// changes: a Dispatcher rebuilt for a new configuration reuses the
+	// clients of the clientConfigs it shares with the one before. nil: the
+	// Dispatcher's own. Dispatchers that share Clients must share the
+	// transport options above (DialContext, TLSConfig, WrapTransport,
+	// ServiceResolver), which a client keeps from the Dispatcher that built
+	// it.
+	Clients *ClientCache
 }
 
 // Dispatcher calls admission webhooks as kube-apiserver's
