@@ -819,53 +819,23 @@ func nativeConcat(l, r nativeExpr) nativeExpr {
 // cel-go, the first element whose p decides (false for all, true for
 // exists) ends the iteration.
 func (c *nativeCompiler) comprehension(comp ast.ComprehensionExpr) nativeExpr {
-	if comp.HasIterVar2() || len(c.scope) >= maxNativeDepth {
+	q, ok := icel.QuantifierOf(comp)
+	if !ok || len(c.scope) >= maxNativeDepth {
 		return nil
 	}
-	accu, iter := comp.AccuVar(), comp.IterVar()
-	if iter == "" || iter == accu {
-		return nil
-	}
-	init := comp.AccuInit()
-	if init.Kind() != ast.LiteralKind {
-		return nil
-	}
-	start, ok := init.AsLiteral().(types.Bool)
-	if !ok {
-		return nil
-	}
-	isAccu := func(e ast.Expr) bool { return e.Kind() == ast.IdentKind && e.AsIdent() == accu }
-	cond := comp.LoopCondition()
-	if cond.Kind() != ast.CallKind || cond.AsCall().FunctionName() != operators.NotStrictlyFalse || len(cond.AsCall().Args()) != 1 {
-		return nil
-	}
-	inner := cond.AsCall().Args()[0]
-	step := comp.LoopStep()
-	if step.Kind() != ast.CallKind || len(step.AsCall().Args()) != 2 || !isAccu(step.AsCall().Args()[0]) || !isAccu(comp.Result()) {
-		return nil
-	}
-	if start {
-		if !isAccu(inner) || step.AsCall().FunctionName() != operators.LogicalAnd {
-			return nil
-		}
-	} else {
-		if inner.Kind() != ast.CallKind || inner.AsCall().FunctionName() != operators.LogicalNot ||
-			len(inner.AsCall().Args()) != 1 || !isAccu(inner.AsCall().Args()[0]) || step.AsCall().FunctionName() != operators.LogicalOr {
-			return nil
-		}
-	}
-	rng := c.compile(comp.IterRange())
+	start, iter := q.All, q.Iter
+	rng := c.compile(q.Range)
 	if rng == nil {
 		return nil
 	}
 	slot := len(c.scope)
 	c.scope = append(c.scope, iter)
-	p := c.compile(step.AsCall().Args()[1])
+	p := c.compile(q.Predicate)
 	c.scope = c.scope[:slot]
 	if p == nil {
 		return nil
 	}
-	decisive := !bool(start)
+	decisive := !start
 	return func(env *nativeEnv) (any, uint64, bool) {
 		rv, cost, ok := rng(env)
 		if !ok || env.ctx.Err() != nil {

@@ -4,9 +4,10 @@ import (
 	"strings"
 
 	"github.com/google/cel-go/common/ast"
-	"github.com/google/cel-go/common/operators"
 	"github.com/google/cel-go/common/types"
 	authorizationv1 "k8s.io/api/authorization/v1"
+
+	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 )
 
 // Native conditions.
@@ -80,49 +81,18 @@ func compileNativeIn(e ast.Expr, iter string) nativeCond {
 // decides exists and a false one all, whatever the other elements gave;
 // otherwise a p that cel-go must decide leaves the whole to cel-go.
 func nativeGroupsComprehension(c ast.ComprehensionExpr) nativeCond {
-	if c.HasIterVar2() || !isRequestField(c.IterRange(), "groups") {
+	q, ok := icel.QuantifierOf(c)
+	if !ok || !isRequestField(q.Range, "groups") || q.Iter == sarVarName {
 		return nil
 	}
-	accu, iter := c.AccuVar(), c.IterVar()
-	if iter == "" || iter == accu || iter == sarVarName {
-		return nil
-	}
-	init := c.AccuInit()
-	if init.Kind() != ast.LiteralKind {
-		return nil
-	}
-	start, ok := init.AsLiteral().(types.Bool)
-	if !ok {
-		return nil
-	}
-	// exists: false, while !accu, accu || p; all: true, while accu, accu && p.
-	isAccu := func(e ast.Expr) bool { return e.Kind() == ast.IdentKind && e.AsIdent() == accu }
-	cond := c.LoopCondition()
-	if cond.Kind() != ast.CallKind || cond.AsCall().FunctionName() != operators.NotStrictlyFalse || len(cond.AsCall().Args()) != 1 {
-		return nil
-	}
-	inner := cond.AsCall().Args()[0]
-	step := c.LoopStep()
-	if step.Kind() != ast.CallKind || len(step.AsCall().Args()) != 2 || !isAccu(step.AsCall().Args()[0]) || !isAccu(c.Result()) {
-		return nil
-	}
-	if start {
-		if !isAccu(inner) || step.AsCall().FunctionName() != operators.LogicalAnd {
-			return nil
-		}
-	} else {
-		if inner.Kind() != ast.CallKind || inner.AsCall().FunctionName() != operators.LogicalNot ||
-			len(inner.AsCall().Args()) != 1 || !isAccu(inner.AsCall().Args()[0]) || step.AsCall().FunctionName() != operators.LogicalOr {
-			return nil
-		}
-	}
-	p := compileNativeIn(step.AsCall().Args()[1], iter)
+	start := q.All
+	p := compileNativeIn(q.Predicate, q.Iter)
 	if p == nil {
 		return nil
 	}
 	// decisive is the value of p that decides: true for exists, false for
 	// all; the result is start when no element decides.
-	decisive := !bool(start)
+	decisive := !start
 	return func(env nativeEnv) (bool, bool) {
 		known := true
 		for _, g := range env.s.Groups {
