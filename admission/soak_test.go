@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/internal/soak"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -41,11 +42,6 @@ const (
 	// a normal `go test ./...` sends. It runs in about 9 s with -race on a
 	// shared 2-core machine, under 2 s without.
 	soakDefaultRequests = 10000
-	// soakHeapSlack bounds the growth of the heap in use after
-	// runtime.GC(): the last checkpoints may exceed the first (taken after
-	// the first tenth of the requests, the warm-up) by at most this much
-	// plus a quarter of the first.
-	soakHeapSlack = 4 << 20
 )
 
 // TestSoakChurn sends GATEHOUSE_SOAK_REQUESTS requests (soakDefaultRequests
@@ -115,7 +111,7 @@ func TestSoakChurn(t *testing.T) {
 		wg.Wait()
 		require.Zero(t, failures.Load(), "epoch %d", e)
 		if e%(epochs/soakCheckpoints) == 0 {
-			heap = append(heap, heapInUse())
+			heap = append(heap, soak.HeapInUse())
 		}
 	}
 	cancel()
@@ -130,35 +126,16 @@ func TestSoakChurn(t *testing.T) {
 	}
 	t.Logf("heap in use after GC at the checkpoints (MiB): %v", mib)
 	first := heap[0]
-	bound := first + first/4 + soakHeapSlack
+	// The last checkpoints may exceed the first (taken after the first
+	// tenth of the requests, the warm-up) by soak.HeapBound's slack.
+	bound := soak.HeapBound(first)
 	for i, h := range heap[len(heap)/2:] {
 		assert.LessOrEqual(t, h, bound, "checkpoint %d: heap %d bytes, first %d", len(heap)/2+i+1, h, first)
 	}
 
-	after := settledGoroutines(goroutinesBefore)
+	after := soak.SettledGoroutines(goroutinesBefore)
 	t.Logf("goroutines: %d before, %d after", goroutinesBefore, after)
 	assert.LessOrEqual(t, after, goroutinesBefore, "goroutines left running")
-}
-
-// heapInUse is the heap in use after a collection.
-func heapInUse() uint64 {
-	runtime.GC()
-	runtime.GC() // the second also frees what the first's finalizers released
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapInuse
-}
-
-// settledGoroutines is the number of goroutines once those ending have
-// ended (waiting at most a few seconds for them to be scheduled).
-func settledGoroutines(want int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	n := runtime.NumGoroutine()
-	for n > want && time.Now().Before(deadline) {
-		runtime.Gosched()
-		n = runtime.NumGoroutine()
-	}
-	return n
 }
 
 // soakWorld holds what churns: the namespaces and params in force (the
@@ -250,57 +227,10 @@ spec: {policyName: named-%d.static.k8s.io, validationActions: [Deny]}
 	require.NoError(t, os.Rename(tmp, filepath.Join(w.dir, "policy.yaml")))
 }
 
-// soakAPI is epoch e's API configuration: a MutatingAdmissionPolicy that
-// stamps pods with the epoch's param, and a ValidatingAdmissionPolicy that
-// checks the stamp and the number of containers against it, each with its
-// binding, all named after the epoch.
+// soakAPI is epoch e's API configuration (soak.API), the stamp checked
+// exactly: the chain in force admits a request whole.
 func soakAPI(e int) Config {
-	cfg, err := Decode([]byte(fmt.Sprintf(`
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: stamp-%[1]d}
-spec:
-  paramKind: {apiVersion: v1, kind: ConfigMap}
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
-  failurePolicy: Fail
-  reinvocationPolicy: Never
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'stamp': params.data.stamp}}}"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: stamp-%[1]d}
-spec:
-  policyName: stamp-%[1]d
-  paramRef: {name: limits-%[1]d, parameterNotFoundAction: Deny}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: limits-%[1]d}
-spec:
-  failurePolicy: Fail
-  paramKind: {apiVersion: v1, kind: ConfigMap}
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
-  validations:
-  - expression: "object.spec.containers.size() <= int(params.data.maxContainers)"
-    messageExpression: "'at most ' + params.data.maxContainers + ' containers'"
-  - expression: "object.metadata.labels.stamp == params.data.stamp"
-    message: not stamped
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: limits-%[1]d}
-spec:
-  policyName: limits-%[1]d
-  validationActions: [Deny]
-  paramRef: {name: limits-%[1]d, parameterNotFoundAction: Deny}
-`, e)))
+	cfg, err := Decode(soak.API(e, true))
 	if err != nil {
 		panic(err)
 	}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"github.com/gatehouse-dev/gatehouse/internal/soak"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -177,11 +178,7 @@ spec: {policyName: named-%[1]d.static.k8s.io, validationActions: [Deny]}
 		require.Zero(t, failures.Load(), "epoch %d", e)
 		sent += perEpoch
 		if e%(epochs/checkpoints) == 0 {
-			runtime.GC()
-			runtime.GC()
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			heap = append(heap, m.HeapInuse)
+			heap = append(heap, soak.HeapInUse())
 		}
 	}
 	cancel()
@@ -193,71 +190,20 @@ spec: {policyName: named-%[1]d.static.k8s.io, validationActions: [Deny]}
 		mib = append(mib, fmt.Sprintf("%.2f", float64(h)/(1<<20)))
 	}
 	t.Logf("heap in use after GC at the checkpoints (MiB): %v", mib)
-	bound := heap[0] + heap[0]/4 + 4<<20
+	bound := soak.HeapBound(heap[0])
 	for i, h := range heap[len(heap)/2:] {
 		assert.LessOrEqual(t, h, bound, "checkpoint %d: heap %d bytes, first %d", len(heap)/2+i+1, h, heap[0])
 	}
 	// The poller's goroutines end once they see ctx done.
-	deadline := time.Now().Add(5 * time.Second)
-	n := runtime.NumGoroutine()
-	for n > goroutinesBefore && time.Now().Before(deadline) {
-		runtime.Gosched()
-		n = runtime.NumGoroutine()
-	}
+	n := soak.SettledGoroutines(goroutinesBefore)
 	t.Logf("goroutines: %d before, %d after", goroutinesBefore, n)
 	assert.LessOrEqual(t, n, goroutinesBefore, "goroutines left running")
 }
 
-// soakAPI is epoch e's API configuration: a MutatingAdmissionPolicy that
-// stamps pods with the epoch's param, a ValidatingAdmissionPolicy that
-// checks that pods are stamped and their containers against its param,
-// their bindings.
+// soakAPI is epoch e's API configuration (soak.API), any epoch's stamp
+// accepted: kube-apiserver's plugins each read their own policies.
 func soakAPI(t *testing.T, e int) admission.Config {
-	cfg, err := admission.Decode([]byte(fmt.Sprintf(`
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicy
-metadata: {name: stamp-%[1]d}
-spec:
-  paramKind: {apiVersion: v1, kind: ConfigMap}
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
-  failurePolicy: Fail
-  reinvocationPolicy: Never
-  mutations:
-  - patchType: ApplyConfiguration
-    applyConfiguration:
-      expression: "Object{metadata: Object.metadata{labels: {'stamp': params.data.stamp}}}"
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: MutatingAdmissionPolicyBinding
-metadata: {name: stamp-%[1]d}
-spec:
-  policyName: stamp-%[1]d
-  paramRef: {name: limits-%[1]d, parameterNotFoundAction: Deny}
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicy
-metadata: {name: limits-%[1]d}
-spec:
-  failurePolicy: Fail
-  paramKind: {apiVersion: v1, kind: ConfigMap}
-  matchConstraints:
-    resourceRules:
-    - {apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE"], resources: ["pods"]}
-  validations:
-  - expression: "object.spec.containers.size() <= int(params.data.maxContainers)"
-  - expression: "object.metadata.labels.stamp.startsWith('epoch-')"
-    message: not stamped
----
-apiVersion: admissionregistration.k8s.io/v1
-kind: ValidatingAdmissionPolicyBinding
-metadata: {name: limits-%[1]d}
-spec:
-  policyName: limits-%[1]d
-  validationActions: [Deny]
-  paramRef: {name: limits-%[1]d, parameterNotFoundAction: Deny}
-`, e)))
+	cfg, err := admission.Decode(soak.API(e, false))
 	require.NoError(t, err)
 	return *cfg
 }
