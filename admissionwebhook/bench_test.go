@@ -83,3 +83,26 @@ func benchmarkAdmitNoMatch(b *testing.B, t kube.Target) {
 		}
 	}
 }
+
+// BenchmarkValidateFiveWebhooks is one request through five validating
+// webhooks of one kind (called in parallel, as kube-apiserver calls them):
+// the objects are encoded once for the five AdmissionReviews.
+func BenchmarkValidateFiveWebhooks(b *testing.B) {
+	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
+	require.NoError(b, err)
+	defer srv.Close()
+	var hooks []admissionmanifest.Webhook
+	for _, name := range []string{"a.example.com", "b.example.com", "c.example.com", "d.example.com", "e.example.com"} {
+		hooks = append(hooks, validating(srv, name, "/allow"))
+	}
+	d, err := admissionwebhook.NewDispatcher(hooks, admissionwebhook.Options{Metrics: metrics.NewMemory()})
+	require.NoError(b, err)
+	req := createPod()
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := d.Validate(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionv1beta1 "k8s.io/api/admission/v1beta1"
@@ -75,6 +76,19 @@ type invocation struct {
 	// as is the kind object is held as, when it differs from what its
 	// content says (see versions.as); zero: its own.
 	as schema.GroupVersionKind
+	// encoded, if set, is shared by the invocations that send the same
+	// objects (the validating webhooks called in one kind): the objects'
+	// JSON, encoded by the first.
+	encoded *encodedObjects
+}
+
+// encodedObjects are an invocation's objects as kube-apiserver encodes them
+// into an AdmissionReview: the JSON of each as held (json.Marshal, as a
+// RawExtension of the object encodes it), nil for none.
+type encodedObjects struct {
+	once        sync.Once
+	object, old []byte
+	err         error
 }
 
 // objectKind is the kind the object is held as.
@@ -224,15 +238,62 @@ func (w *wire) review(versions []string, uid types.UID, r *Request, inv *invocat
 	return nil, nil, errNoKnownVersion
 }
 
+// heldObjects are the invocation's objects as kube-apiserver holds them.
+func (w *wire) heldObjects(inv *invocation) (obj, old runtime.Object, err error) {
+	if obj, err = w.held(inv.object, inv.kind, inv.objectKind()); err != nil {
+		return nil, nil, err
+	}
+	if old, err = w.held(inv.old, inv.kind, ownKind(&unstructured.Unstructured{Object: inv.old}, inv.kind)); err != nil {
+		return nil, nil, err
+	}
+	return obj, old, nil
+}
+
+// encodedObjects returns the JSON of the invocation's objects, encoded once
+// for every invocation that shares inv.encoded.
+func (w *wire) encodedObjects(inv *invocation) (object, old []byte, err error) {
+	e := inv.encoded
+	e.once.Do(func() {
+		obj, oldObj, err := w.heldObjects(inv)
+		if err != nil {
+			e.err = err
+			return
+		}
+		if obj != nil {
+			if e.object, e.err = stdjson.Marshal(obj); e.err != nil {
+				return
+			}
+		}
+		if oldObj != nil {
+			e.old, e.err = stdjson.Marshal(oldObj)
+		}
+	})
+	return e.object, e.old, e.err
+}
+
 // v1Request is the request of an admission.k8s.io/v1 AdmissionReview.
 func (w *wire) v1Request(uid types.UID, r *Request, inv *invocation) (*admissionv1.AdmissionRequest, error) {
-	obj, err := w.held(inv.object, inv.kind, inv.objectKind())
-	if err != nil {
-		return nil, err
-	}
-	old, err := w.held(inv.old, inv.kind, ownKind(&unstructured.Unstructured{Object: inv.old}, inv.kind))
-	if err != nil {
-		return nil, err
+	var object, oldObject, options runtime.RawExtension
+	// A RawExtension of a nil interface encodes as null, as
+	// kube-apiserver's do; one of Raw bytes as those bytes, which are what
+	// its Object encodes as.
+	if inv.encoded != nil {
+		obj, old, err := w.encodedObjects(inv)
+		if err != nil {
+			return nil, err
+		}
+		object.Raw, oldObject.Raw = obj, old
+	} else {
+		obj, old, err := w.heldObjects(inv)
+		if err != nil {
+			return nil, err
+		}
+		if obj != nil {
+			object.Object = obj
+		}
+		if old != nil {
+			oldObject.Object = old
+		}
 	}
 	dryRun := r.DryRun
 	userInfo := authenticationv1.UserInfo{
@@ -243,15 +304,6 @@ func (w *wire) v1Request(uid types.UID, r *Request, inv *invocation) (*admission
 	}
 	for k, v := range r.UserInfo.Extra {
 		userInfo.Extra[k] = v
-	}
-	var object, oldObject, options runtime.RawExtension
-	// A RawExtension of a nil interface encodes as null, as
-	// kube-apiserver's do.
-	if obj != nil {
-		object.Object = obj
-	}
-	if old != nil {
-		oldObject.Object = old
 	}
 	if r.Options != nil {
 		options.Object = r.Options

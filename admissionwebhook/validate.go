@@ -92,6 +92,9 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 		return Result{}, nil
 	}
 	invocations := make([]*invocation, 0, len(matches))
+	// The webhooks called in one kind are sent the same objects: each is
+	// encoded once for all of them.
+	encoded := map[schema.GroupVersionKind]*encodedObjects{}
 	for i := range matches {
 		m := &matches[i]
 		if m.Err != nil {
@@ -101,7 +104,10 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 		if err != nil {
 			return Result{}, apierrors.NewInternalError(err)
 		}
-		inv := &invocation{kind: m.Kind, resource: m.Resource}
+		if encoded[m.Kind] == nil {
+			encoded[m.Kind] = &encodedObjects{}
+		}
+		inv := &invocation{kind: m.Kind, resource: m.Resource, encoded: encoded[m.Kind]}
 		if v.object != nil {
 			inv.object = v.object.Object
 		}
