@@ -152,6 +152,9 @@ type compiledMutation struct {
 	// when known statically (see writtenFields).
 	written      []string
 	writtenKnown bool
+	// constant is set when the expression reads nothing of the request
+	// (constant.go).
+	constant *constantPatch
 }
 
 func (p *Policy) compile(c *Compiler) error {
@@ -189,6 +192,9 @@ func (p *Policy) compile(c *Compiler) error {
 		cm.program, checked, cm.err = mutEnv.Compile(expr, want)
 		if cm.err == nil && m.PatchType == admissionregistrationv1.PatchTypeApplyConfiguration {
 			cm.written, cm.writtenKnown = writtenFields(checked.NativeRep().Expr())
+		}
+		if cm.err == nil && isConstant(checked.NativeRep().Expr()) {
+			cm.constant = &constantPatch{}
 		}
 		p.mutations = append(p.mutations, cm)
 	}

@@ -61,6 +61,14 @@ func (p *Policy) EvaluateMutation(ctx context.Context, i int, in *Input) (Patch,
 	if m.err != nil {
 		return Patch{}, m.err
 	}
+	if m.constant != nil {
+		return m.constant.evaluate(func(ctx context.Context) (Patch, error) { return p.evaluate(ctx, m, &Input{}) })
+	}
+	return p.evaluate(ctx, m, in)
+}
+
+// evaluate evaluates a mutation with cel-go.
+func (p *Policy) evaluate(ctx context.Context, m *compiledMutation, in *Input) (Patch, error) {
 	act := p.activation(ctx, in)
 	val, _, err := act.Evaluate(m.program, m.expression, MutationCostBudget)
 	if err != nil {
