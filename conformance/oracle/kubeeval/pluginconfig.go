@@ -1,4 +1,4 @@
-//go:build !k8s135 && !k8s138
+//go:build !k8s135
 
 package kubeeval
 
@@ -12,8 +12,8 @@ import (
 	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
 )
 
-// pluginConfig reads a plugin's configuration as kube-apiserver 1.36 and
-// 1.37 do.
+// pluginConfig reads a plugin's configuration as kube-apiserver 1.36 to
+// 1.38 do (1.38's webhook configuration has a staticOrder: staticOrderOf).
 func pluginConfig(plugin string, r io.Reader) (*protocol.PluginConfig, error) {
 	switch plugin {
 	case "ValidatingAdmissionWebhook", "MutatingAdmissionWebhook":
@@ -21,7 +21,7 @@ func pluginConfig(plugin string, r io.Reader) (*protocol.PluginConfig, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &protocol.PluginConfig{KubeConfigFile: c.KubeConfigFile, StaticManifestsDir: c.StaticManifestsDir}, nil
+		return &protocol.PluginConfig{KubeConfigFile: c.KubeConfigFile, StaticManifestsDir: c.StaticManifestsDir, StaticOrder: staticOrderOf(c)}, nil
 	case "ValidatingAdmissionPolicy":
 		c, err := policyconfig.LoadValidatingConfig(r)
 		if err != nil {
