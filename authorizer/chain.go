@@ -33,7 +33,19 @@ type Chain struct {
 	// prefixReasons prefixes each NoOpinion reason with its authorizer's
 	// name, as kube-apiserver does from 1.37.
 	prefixReasons bool
+	// conditional is how AuthorizeConditionally builds its Union: not at
+	// all before 1.37 (the chain's Authorize, lifted), with 1.37's or
+	// 1.38's name checks after.
+	conditional conditionalUnion
 }
+
+type conditionalUnion uint8
+
+const (
+	unionLifted conditionalUnion = iota
+	union137
+	union138
+)
 
 // NewChain builds a chain of authorizers, asked in the order given, as the
 // newest release's kube-apiserver (NewChainFor with the zero kube.Target).
@@ -59,7 +71,14 @@ func NewChainFor(t kube.Target, authorizers ...Named) (*Chain, error) {
 			return nil, fmt.Errorf("authorizer %q in union.New is nil", n.Name)
 		}
 	}
-	return &Chain{entries: append([]Named(nil), authorizers...), prefixReasons: kubeversions.Has(t, kubeversions.UnionReasonPrefix)}, nil
+	c := &Chain{entries: append([]Named(nil), authorizers...), prefixReasons: kubeversions.Has(t, kubeversions.UnionReasonPrefix)}
+	switch {
+	case kubeversions.Has(t, kubeversions.ConditionalUnionNamesChecked):
+		c.conditional = union138
+	case kubeversions.Has(t, kubeversions.ConditionsAwareUnion):
+		c.conditional = union137
+	}
+	return c, nil
 }
 
 // Names returns the names of the chain's authorizers, in order.

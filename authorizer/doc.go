@@ -28,6 +28,15 @@
 //     that implement Explainer, such as package rbac's binding, role and
 //     rule), which Authorize does not pay for.
 //   - Package authorizertest: a fake webhook for tests.
+//   - Conditional authorization (KEP-5681, 1.38, gate
+//     ConditionalAuthorization): ConditionalDecision is kube-apiserver's
+//     ConditionsAwareDecision (unconditional, ConditionsMap or Union, with
+//     its folding, PossibleDecisions, FailureDecision, String and
+//     PartiallyEvaluate); ConditionsAuthorizer answers conditionally and
+//     evaluates its conditions later against ConditionsData (the admission
+//     data); *Chain implements it with the union's semantics (1.37 and
+//     later), and AsConditionsAuthorizer lifts any other Authorizer as
+//     kube-apiserver lifts a conditions-unaware one.
 //
 // The caller supplies the clock (retries, timeouts, caches, polling and
 // metrics all follow it, so tests step a fake clock instead of sleeping),

@@ -101,6 +101,20 @@ const (
 	// (":111" before); decoding errors quote the name ("no kind ... is
 	// registered for version ... in scheme ...").
 	SchemeNamedLine110
+	// ConditionsAwareUnion: the union authorizer has ConditionsAwareAuthorize
+	// and EvaluateConditions (KEP-5681's interfaces,
+	// pkg/authorization/union, 1.37); before, only Authorize.
+	ConditionsAwareUnion
+	// ConditionalUnionNamesChecked: a Union decision's member names must be
+	// DNS-1123 subdomains, and the builder's errors say "authorizerName"
+	// (pkg/authorization/authorizer/conditionsunion.go, 1.38); before, only
+	// empty and repeated names are errors, saying
+	// "conditionalAuthorizerName".
+	ConditionalUnionNamesChecked
+	// ConditionalWebhooks: a webhook authorizer with a conditionsReview asks
+	// for and evaluates conditional decisions
+	// (plugin/pkg/authorizer/webhook, gate ConditionalAuthorization, 1.38).
+	ConditionalWebhooks
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -128,6 +142,9 @@ var table = [...]row{
 	StoredCIDRIsMask:                    {since: kube.V1_38},
 	PluginConfigurationsStrict:          {since: kube.V1_36},
 	SchemeNamedLine110:                  {since: kube.V1_38},
+	ConditionsAwareUnion:                {since: kube.V1_37},
+	ConditionalUnionNamesChecked:        {since: kube.V1_38},
+	ConditionalWebhooks:                 {gate: kube.ConditionalAuthorization},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

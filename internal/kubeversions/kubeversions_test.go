@@ -30,6 +30,9 @@ func TestHas(t *testing.T) {
 		StoredCIDRIsMask:                    {false, false, false, true},
 		PluginConfigurationsStrict:          {false, true, true, true},
 		SchemeNamedLine110:                  {false, false, false, true},
+		ConditionsAwareUnion:                {false, false, true, true},
+		ConditionalUnionNamesChecked:        {false, false, false, true},
+		ConditionalWebhooks:                 {false, false, false, false},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
@@ -50,6 +53,11 @@ func TestHas(t *testing.T) {
 	off, err := kube.Target{}.WithFeatureGate(kube.ExcludeAdmissionWebhookVirtualResources, false)
 	require.NoError(t, err)
 	assert.False(t, Has(off, WebhooksExcludeVirtualResources))
+	t138, err := kube.ParseTarget("1.38")
+	require.NoError(t, err)
+	on, err = t138.WithFeatureGate(kube.ConditionalAuthorization, true)
+	require.NoError(t, err)
+	assert.True(t, Has(on, ConditionalWebhooks))
 }
 
 // The admission policies' API versions at each version; a kind or group
