@@ -156,6 +156,9 @@ type Chain struct {
 	clock    clock.PassiveClock
 	// podSecurity is Options.PodSecurity, or nil.
 	podSecurity Validator
+	// enforcesConditions: the target's gate ConditionalAuthorization is on,
+	// and with it the AuthorizationConditionsEnforcer plugin.
+	enforcesConditions bool
 }
 
 // New compiles a chain. The objects must not change afterwards.
@@ -175,7 +178,8 @@ func New(cfg Config, o Options) (*Chain, error) {
 			return nil, fmt.Errorf("staticOrder %q: kube-apiserver %s runs static webhooks first only (staticOrder is 1.38's)", o.StaticOrder, o.Kube.Version())
 		}
 	}
-	c := &Chain{sink: o.Metrics, clock: o.Clock, podSecurity: o.PodSecurity}
+	c := &Chain{sink: o.Metrics, clock: o.Clock, podSecurity: o.PodSecurity,
+		enforcesConditions: o.Kube.Enabled(kube.ConditionalAuthorization)}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
 	}
@@ -280,6 +284,12 @@ type Request struct {
 	// WithoutMetadata says that the objects are of a kind without metadata
 	// that is not built in (see admissionwebhook.Request.WithoutMetadata).
 	WithoutMetadata bool
+	// Authorization is the authorization stage's decision of the request.
+	// Only a chain whose target has the gate ConditionalAuthorization on
+	// (kube-apiserver 1.38) reads it, in its AuthorizationConditionsEnforcer
+	// plugin, and there it is required, as kube-apiserver requires it: a
+	// request the caller authorized without conditions carries Allowed().
+	Authorization *Authorization
 }
 
 // Result is what the chain did to a request, admitted or denied.
@@ -306,6 +316,9 @@ type Trace struct {
 	// PodSecurity is the PodSecurity plugin's (Options.PodSecurity); nil
 	// when it did not run.
 	PodSecurity *ValidatorTrace
+	// Conditions is the AuthorizationConditionsEnforcer plugin's (1.38,
+	// gate ConditionalAuthorization); nil when it did not run.
+	Conditions *ConditionsTrace
 	// ValidatingPolicies is the ValidatingAdmissionPolicy plugin's trace;
 	// nil when an earlier plugin denied the request.
 	ValidatingPolicies *validatingpolicy.Trace
@@ -539,6 +552,9 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 		if t != nil {
 			t.DeniedBy = PluginValidatingAdmissionPolicy
 		}
+		return err
+	}
+	if err := c.conditionsPlugin(ctx, req, res, t); err != nil {
 		return err
 	}
 	if c.webhooks == nil {

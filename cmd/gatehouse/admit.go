@@ -420,7 +420,7 @@ func (a *app) admitThroughChain(ctx context.Context, chain *admission.Chain, sch
 		namespace = obj.GetName()
 	}
 	req := &admission.Request{Operation: in.operation, Kind: gvk, Resource: resource, Name: obj.GetName(), Namespace: namespace,
-		UserInfo: authenticationv1.UserInfo{Username: in.user, Groups: in.groups}}
+		UserInfo: authenticationv1.UserInfo{Username: in.user, Groups: in.groups}, Authorization: admission.Allowed()}
 	switch in.operation {
 	case admissionv1.Create:
 		req.Object = obj.DeepCopy()

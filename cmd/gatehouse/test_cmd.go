@@ -697,7 +697,7 @@ func (w *testWorld) request(object, old *resourceRef, operation string, user *au
 		ns = some.GetName()
 	}
 	r := &admission.Request{Operation: op, Kind: gvk, Resource: resource, Name: some.GetName(), Namespace: ns, Object: obj, OldObject: oldObj,
-		UserInfo: authenticationv1.UserInfo{Username: "gatehouse", Groups: []string{"system:authenticated"}}}
+		UserInfo: authenticationv1.UserInfo{Username: "gatehouse", Groups: []string{"system:authenticated"}}, Authorization: admission.Allowed()}
 	if user != nil {
 		r.UserInfo = *user
 	}

@@ -150,7 +150,7 @@ func (a *app) testInit(policyFile string) error {
 	admit := func(k initKind, obj map[string]any) (admission.Result, *admission.Trace, error) {
 		in := &unstructured.Unstructured{Object: obj}
 		req := &admission.Request{Operation: admissionv1.Create, Kind: k.gvk, Resource: k.resource, Name: in.GetName(), Namespace: in.GetNamespace(),
-			Object: in.DeepCopy(), UserInfo: authenticationv1.UserInfo{Username: "gatehouse", Groups: []string{"system:authenticated"}}}
+			Object: in.DeepCopy(), UserInfo: authenticationv1.UserInfo{Username: "gatehouse", Groups: []string{"system:authenticated"}}, Authorization: admission.Allowed()}
 		return chain.Explain(context.Background(), req)
 	}
 	for _, p := range cfg.ValidatingPolicies {

@@ -140,6 +140,9 @@ func requestOf(a kadmission.Attributes, o kadmission.ObjectInterfaces) (*admissi
 		// The objects are typed, or custom resources: their unstructured
 		// form is already the one kube-apiserver's policies see.
 		Normalized: true,
+		// The request reached admission authorized: k8s.io/apiserver up to
+		// 1.37 authorizes without conditions.
+		Authorization: admission.Allowed(),
 	}
 	if u := a.GetUserInfo(); u != nil {
 		req.UserInfo = authenticationv1.UserInfo{Username: u.GetName(), UID: u.GetUID(), Groups: u.GetGroups()}
