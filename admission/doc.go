@@ -16,8 +16,14 @@
 // validating phase runs, on the final object, PodSecurity when the caller
 // brings one (Options.PodSecurity, a Validator: CREATE and UPDATE; the
 // library does not implement it, contrib/podsecurity does), then
-// ValidatingAdmissionPolicy then ValidatingAdmissionWebhook (every
-// operation), as kube-apiserver's plugin order has them. The first plugin that
+// ValidatingAdmissionPolicy, then, when the target's gate
+// ConditionalAuthorization is on (1.38, alpha), the
+// AuthorizationConditionsEnforcer — it evaluates the conditions of the
+// authorization stage's conditional decision, Request.Authorization, on the
+// admitted object through the authorizer that gave it, and denies with
+// kube-apiserver's 403 what they do not allow —, then
+// ValidatingAdmissionWebhook (every operation), as kube-apiserver's plugin
+// order has them. The first plugin that
 // denies ends the request with its status; warnings and audit annotations
 // gathered until then are returned with it, an annotation key keeping its
 // first value as kube-apiserver's attributes keep it.
