@@ -26,7 +26,10 @@
 //   - Explain: an account of one decision (each authorizer asked, match
 //     conditions, cache, webhook attempts, and the details of authorizers
 //     that implement Explainer, such as package rbac's binding, role and
-//     rule), which Authorize does not pay for.
+//     rule), which Authorize does not pay for. ExplainConditionally and
+//     ExplainEvaluation do the same for AuthorizeConditionally (each
+//     authorizer's conditional decision, its String) and EvaluateConditions
+//     (what evaluating each Union member decided).
 //   - Package authorizertest: a fake webhook for tests.
 //   - Conditional authorization (KEP-5681, 1.38, gate
 //     ConditionalAuthorization): ConditionalDecision is kube-apiserver's

@@ -304,6 +304,10 @@ func decodeConditionsReview(body []byte) (*sarv1.AuthorizationConditionsReview, 
 // admissionRequest.uid, or with a decision d could not evaluate to.
 // Otherwise the answer's decision, reason and evaluationError decide.
 func (w *Webhook) EvaluateConditions(ctx context.Context, d ConditionalDecision, data *ConditionsData) (Decision, string, error) {
+	return w.evaluateConditions(ctx, d, data, nil)
+}
+
+func (w *Webhook) evaluateConditions(ctx context.Context, d ConditionalDecision, data *ConditionsData, t *WebhookStep) (Decision, string, error) {
 	if !w.evaluates {
 		return DecisionDeny, "", ErrConditionEvaluationNotSupported
 	}
@@ -332,8 +336,11 @@ func (w *Webhook) EvaluateConditions(ctx context.Context, d ConditionalDecision,
 	if err != nil {
 		return d.FailureDecision(), "failed closed", err
 	}
-	out, _, err := w.reviewAs(ctx, body, nil, readConditions)
+	out, _, err := w.reviewAs(ctx, body, t, readConditions)
 	if err != nil {
+		if t != nil {
+			t.FailurePolicy = true
+		}
 		return d.FailureDecision(), "failed closed", err
 	}
 	return evaluationOutcome(d, out.conditions, uid)

@@ -318,5 +318,19 @@ authorizers:
 	assert.NoError(t, err)
 	require.Len(t, acr.Requests(), 1)
 	assert.Equal(t, "/conditions", acr.Requests()[0].Path)
+
+	// Explained: the conditional answers (the webhook's from its cache
+	// now), then what evaluating them decided.
+	trace, d2 := ExplainConditionally(context.Background(), c, podGet("jane"))
+	assert.Equal(t, d.String(), d2.String())
+	assert.Equal(t, "conditional "+d.String()+` -> NoOpinion
+  system-privileged-group.authorizer.kubernetes.io: conditional NoOpinion -> NoOpinion
+  policy.example.com (Webhook): conditional ConditionsMap(allows=1) -> NoOpinion [cache: hit]
+  deny (AlwaysDeny): conditional NoOpinion(reason="Everything is forbidden.") -> NoOpinion "Everything is forbidden."`, trace.String())
+	trace = ExplainEvaluation(context.Background(), c, d, &ConditionsData{Operation: "CREATE"})
+	assert.Equal(t, "conditional "+d.String()+` -> Allow "a holds"
+  system-privileged-group.authorizer.kubernetes.io: conditional NoOpinion -> NoOpinion
+  policy.example.com (Webhook): conditional ConditionsMap(allows=1) -> Allow "a holds" [attempt 1: success 200]`, trace.String())
+	assert.Len(t, acr.Requests(), 2)
 	assert.True(t, strings.Contains(string(acr.Requests()[0].Body), `"decision":{"type":"ConditionsMap"`))
 }
