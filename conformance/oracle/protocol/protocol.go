@@ -24,6 +24,11 @@ const (
 	// OpUnion asks a chain of scripted authorizers through kube-apiserver's
 	// union authorizer (pkg/authorization/union).
 	OpUnion = "union"
+	// OpConditional asks a chain of scripted conditional authorizers
+	// through kube-apiserver's union ConditionsAwareAuthorize, then has it
+	// EvaluateConditions the decision with scripted condition results
+	// (KEP-5681; the 1.38 oracle only).
+	OpConditional = "conditional"
 	// OpVAP dispatches one admission request to ValidatingAdmissionPolicies
 	// as kube-apiserver's policy/validating dispatcher does (VAPQuery).
 	OpVAP = "vap"
@@ -109,10 +114,73 @@ type Query struct {
 	// its script whatever it is asked.
 	Authorizers []ScriptedAuthorizer `json:"authorizers,omitempty"`
 
+	// OpConditional.
+
+	// Conditional is the chain, in order, given to union.New: each
+	// authorizer answers ConditionsAwareAuthorize with its decision, and
+	// evaluates a decision with ConditionResults.
+	Conditional []ScriptedConditional `json:"conditional,omitempty"`
+	// ConditionResults is what each condition (by ID) evaluates to: "true",
+	// "false", "error" (an error without a text: the evaluation's default
+	// one), "error:<text>", anything else (or absent) unevaluatable.
+	ConditionResults map[string]string `json:"conditionResults,omitempty"`
+
 	// OpVAP.
 
 	// VAP is the world and the request.
 	VAP *VAPQuery `json:"vap,omitempty"`
+}
+
+// ScriptedConditional is an authorizer of OpConditional.
+type ScriptedConditional struct {
+	Name     string           `json:"name"`
+	Decision ScriptedDecision `json:"decision"`
+}
+
+// ScriptedDecision is a ConditionsAwareDecision, built with k8s.io/apiserver's
+// constructors (which fold it as they do).
+type ScriptedDecision struct {
+	// Type is Allow, Deny, NoOpinion (with Reason and Error), ConditionsMap
+	// (with DenyConditions, NoOpinionConditions, AllowConditions) or Union
+	// (with Union, added in order to a ConditionsAwareDecisionUnion).
+	Type                string              `json:"type"`
+	Reason              string              `json:"reason,omitempty"`
+	Error               string              `json:"error,omitempty"`
+	DenyConditions      []ScriptedCondition `json:"denyConditions,omitempty"`
+	NoOpinionConditions []ScriptedCondition `json:"noOpinionConditions,omitempty"`
+	AllowConditions     []ScriptedCondition `json:"allowConditions,omitempty"`
+	Union               []ScriptedMember    `json:"union,omitempty"`
+}
+
+// ScriptedMember is a named member of a scripted Union.
+type ScriptedMember struct {
+	Name     string           `json:"name"`
+	Decision ScriptedDecision `json:"decision"`
+}
+
+// ScriptedCondition is a condition (a GenericCondition without an
+// evaluation function of its own).
+type ScriptedCondition struct {
+	ID          string `json:"id"`
+	Condition   string `json:"condition,omitempty"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// ConditionalAnswer is OpConditional's answer.
+type ConditionalAnswer struct {
+	// String is the String() of ConditionsAwareAuthorize's decision,
+	// Possible its sets.List(PossibleDecisions()) and Failure its
+	// FailureDecision().
+	String   string   `json:"string"`
+	Possible []string `json:"possible"`
+	Failure  string   `json:"failure"`
+	// Decision, Reason and Error are EvaluateConditions' answer on that
+	// decision; HasError tells a nil error from an empty text.
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+	HasError bool   `json:"hasError,omitempty"`
 }
 
 // ScriptedAuthorizer is an authorizer of OpUnion that always gives the
@@ -336,6 +404,9 @@ type Answer struct {
 
 	// OpVAP.
 	VAP *VAPAnswer `json:"vap,omitempty"`
+
+	// OpConditional.
+	Conditional *ConditionalAnswer `json:"conditional,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
