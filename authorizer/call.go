@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,17 +104,22 @@ func (w *Webhook) callAs(parent context.Context, body []byte, mode readMode) cal
 // (transports only read them; the credential transports set theirs on a
 // copy, and redirects build new requests).
 func (w *Webhook) newRequest(ctx context.Context, body []byte) *http.Request {
+	return postRequest(ctx, w.parsedURL, w.header, body)
+}
+
+// postRequest is a POST of body to u with header.
+func postRequest(ctx context.Context, u *url.URL, header http.Header, body []byte) *http.Request {
 	req := &http.Request{
 		Method:        http.MethodPost,
-		URL:           w.parsedURL,
+		URL:           u,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        w.header,
+		Header:        header,
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
 		ContentLength: int64(len(body)),
-		Host:          w.parsedURL.Host,
+		Host:          u.Host,
 	}
 	return req.WithContext(ctx)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/internal/randuid"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 	"k8s.io/apimachinery/pkg/types"
@@ -177,7 +178,7 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 	}
 	w.askConditional = kubeversions.Has(opts.Kube, kubeversions.ConditionalWebhooks)
 	w.evaluates = kubeversions.Has(opts.Kube, kubeversions.UnrequestedConditionalDecisionFails)
-	w.newUID = newRandomUID
+	w.newUID = randuid.New
 	w.conditional = conditionalReading{
 		on:      !w.v1beta1 && kubeversions.Has(opts.Kube, kubeversions.UnrequestedConditionalDecisionFails),
 		onError: w.decisionOnError,
@@ -355,16 +356,7 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 		now = end
 	} else if w.matcher != nil {
 		res, err := w.explainMatch(ctx, a, sc)
-		t.ConditionIndex, t.Condition = res.index, res.expression
-		switch {
-		case err != nil:
-			t.MatchConditions = MatchError
-			t.FailurePolicy = true
-		case !res.matched:
-			t.MatchConditions = MatchExcluded
-		default:
-			t.MatchConditions = MatchAll
-		}
+		t.traceMatch(res, err)
 		if err != nil {
 			return w.decisionOnError, "", err
 		}

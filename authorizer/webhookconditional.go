@@ -1,10 +1,7 @@
 package authorizer
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,19 +49,7 @@ type conditionsEndpoint struct {
 }
 
 func (e *conditionsEndpoint) newRequest(ctx context.Context, body []byte) *http.Request {
-	req := &http.Request{
-		Method:        http.MethodPost,
-		URL:           e.parsedURL,
-		Proto:         "HTTP/1.1",
-		ProtoMajor:    1,
-		ProtoMinor:    1,
-		Header:        e.header,
-		Body:          io.NopCloser(bytes.NewReader(body)),
-		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
-		ContentLength: int64(len(body)),
-		Host:          e.parsedURL.Host,
-	}
-	return req.WithContext(ctx)
+	return postRequest(ctx, e.parsedURL, e.header, body)
 }
 
 // handledDecisionTypes is the spec's authorizationOptions when the webhook
@@ -135,18 +120,8 @@ func (w *Webhook) authorizeConditionally(ctx context.Context, a *Attributes, t *
 	if w.matcher != nil {
 		var sc scratch
 		res, err := w.explainMatch(ctx, a, &sc)
-		sc.spec = specScratch{}
 		if t != nil {
-			t.ConditionIndex, t.Condition = res.index, res.expression
-			switch {
-			case err != nil:
-				t.MatchConditions = MatchError
-				t.FailurePolicy = true
-			case !res.matched:
-				t.MatchConditions = MatchExcluded
-			default:
-				t.MatchConditions = MatchAll
-			}
+			t.traceMatch(res, err)
 		}
 		if err != nil {
 			return w.failClosed(err)
@@ -560,15 +535,4 @@ func newConditionsEndpoint(conn Connection, w *Webhook, userAgent string) (*cond
 		e.header.Set("User-Agent", userAgent)
 	}
 	return e, nil
-}
-
-// newRandomUID is a random (version 4) UUID, as kube-apiserver's uid for a
-// conditions review.
-func newRandomUID() types.UID {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return types.UID(h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
 }
