@@ -11,3 +11,8 @@ import "github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
 func conditional(protocol.Query) protocol.Answer {
 	return protocol.Answer{Error: "op conditional needs the Kubernetes 1.38 oracle"}
 }
+
+// conditionalWebhook answers OpConditionalWebhook: 1.38 only.
+func conditionalWebhook(*protocol.ConditionalWebhookQuery) protocol.Answer {
+	return protocol.Answer{Error: "op conditionalwebhook needs the Kubernetes 1.38 oracle"}
+}

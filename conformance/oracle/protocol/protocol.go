@@ -29,6 +29,11 @@ const (
 	// EvaluateConditions the decision with scripted condition results
 	// (KEP-5681; the 1.38 oracle only).
 	OpConditional = "conditional"
+	// OpConditionalWebhook asks kube-apiserver's webhook authorizer
+	// conditionally (gate ConditionalAuthorization on) against a server
+	// that answers as scripted, then has it evaluate the decision (the 1.38
+	// oracle only).
+	OpConditionalWebhook = "conditionalwebhook"
 	// OpVAP dispatches one admission request to ValidatingAdmissionPolicies
 	// as kube-apiserver's policy/validating dispatcher does (VAPQuery).
 	OpVAP = "vap"
@@ -125,10 +130,53 @@ type Query struct {
 	// one), "error:<text>", anything else (or absent) unevaluatable.
 	ConditionResults map[string]string `json:"conditionResults,omitempty"`
 
+	// OpConditionalWebhook.
+	ConditionalWebhook *ConditionalWebhookQuery `json:"conditionalWebhook,omitempty"`
+
 	// OpVAP.
 
 	// VAP is the world and the request.
 	VAP *VAPQuery `json:"vap,omitempty"`
+}
+
+// ConditionalWebhookQuery is a webhook authorizer (v1, no match
+// conditions, no cache, one try) and its server's answers. The request is a
+// get of pods/web in default by User and Groups; the evaluation's data a
+// CREATE of that pod (apiVersion v1, kind Pod, name web) with empty
+// CreateOptions, by the same user.
+type ConditionalWebhookQuery struct {
+	// FailurePolicy is Deny or NoOpinion.
+	FailurePolicy string `json:"failurePolicy"`
+	// ConditionsReview gives the webhook a conditions review (v1alpha1, the
+	// same server).
+	ConditionsReview bool     `json:"conditionsReview,omitempty"`
+	User             string   `json:"user,omitempty"`
+	Groups           []string `json:"groups,omitempty"`
+	// SARAnswer is the body of the answer to a SubjectAccessReview,
+	// ACRAnswer to an AuthorizationConditionsReview, in which {{uid}} is the
+	// request's admissionRequest.uid (application/json, status 200).
+	SARAnswer []byte `json:"sarAnswer"`
+	ACRAnswer []byte `json:"acrAnswer,omitempty"`
+	// Evaluate calls EvaluateConditions on the decision.
+	Evaluate bool `json:"evaluate,omitempty"`
+}
+
+// ConditionalWebhookAnswer is OpConditionalWebhook's answer.
+type ConditionalWebhookAnswer struct {
+	// SARRequest is the SubjectAccessReview posted.
+	SARRequest string `json:"sarRequest"`
+	// String, Possible and Failure are ConditionsAwareAuthorize's decision's.
+	String   string   `json:"string"`
+	Possible []string `json:"possible"`
+	Failure  string   `json:"failure"`
+	// ACRRequest is the AuthorizationConditionsReview posted, its uid
+	// replaced by {{uid}}, as in Error; empty when none was.
+	ACRRequest string `json:"acrRequest,omitempty"`
+	// Decision, Reason, Error and HasError are EvaluateConditions' answer.
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+	HasError bool   `json:"hasError,omitempty"`
 }
 
 // ScriptedConditional is an authorizer of OpConditional.
@@ -407,6 +455,8 @@ type Answer struct {
 
 	// OpConditional.
 	Conditional *ConditionalAnswer `json:"conditional,omitempty"`
+	// OpConditionalWebhook.
+	ConditionalWebhook *ConditionalWebhookAnswer `json:"conditionalWebhook,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
