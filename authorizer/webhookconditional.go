@@ -58,9 +58,10 @@ func (e *conditionsEndpoint) newRequest(ctx context.Context, body []byte) *http.
 const handledDecisionTypes = `,"authorizationOptions":{"handledDecisionTypes":["Allow","ConditionsMap","Deny","NoOpinion","Union"]}`
 
 // appendConditionalSAR appends the SubjectAccessReview of a conditional
-// ask: the spec ends with authorizationOptions when offered.
+// ask: the spec ends with authorizationOptions when offered (v1beta1 cannot
+// say it: kube-apiserver's conversion drops it).
 func appendConditionalSAR(dst []byte, a *Attributes, v1beta1, offer bool) []byte {
-	if !offer {
+	if !offer || v1beta1 {
 		return appendSAR(dst, a, v1beta1)
 	}
 	dst = append(dst, sarPrefixV1...)

@@ -334,3 +334,15 @@ authorizers:
 	assert.Len(t, acr.Requests(), 2)
 	assert.True(t, strings.Contains(string(acr.Requests()[0].Body), `"decision":{"type":"ConditionsMap"`))
 }
+
+// A v1beta1 webhook cannot offer conditions: its review has no
+// authorizationOptions, and its answer no conditionalDecision.
+func TestWebhookConditionallyV1beta1(t *testing.T) {
+	srv, kc := fakeWebhook(t, authorizertest.Options{})
+	srv.InjectAlways(authorizertest.Fault{Body: []byte(`{"apiVersion":"authorization.k8s.io/v1beta1","kind":"SubjectAccessReview","status":{"allowed":true,"evaluationError":"e","conditionalDecision":{"type":"Maybe"}}}`)})
+	w := newTestWebhook(t, kc, WebhookOptions{SubjectAccessReviewVersion: "v1beta1", Kube: conditionalTarget(t), ConditionsReview: &WebhookConditionsReview{Version: "v1alpha1"}})
+	assert.Equal(t, `Allow(err="e")`, w.AuthorizeConditionally(context.Background(), podGet("jane")).String())
+	body := string(srv.Requests()[0].Body)
+	assert.Contains(t, body, `"apiVersion":"authorization.k8s.io/v1beta1"`)
+	assert.NotContains(t, body, "authorizationOptions")
+}
