@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
+	"github.com/gatehouse-dev/gatehouse/conformance/internal/kubeoracle"
 	"github.com/gatehouse-dev/gatehouse/conformance/oracle/protocol"
 	"github.com/gatehouse-dev/gatehouse/kube"
 )
@@ -247,4 +248,58 @@ func (s *scriptedConditional) AuthorizeConditionally(context.Context, *authorize
 
 func (s *scriptedConditional) EvaluateConditions(ctx context.Context, d authorizer.ConditionalDecision, _ *authorizer.ConditionsData) (authorizer.Decision, string, error) {
 	return d.PartiallyEvaluate(ctx, s.eval).Outcome()
+}
+
+// TestUnionConditionsAwareMatchesKubeAPIServerPerVersion asks every chain
+// of unconditional scripted authorizers of unionChains through each
+// version's union ConditionsAwareAuthorize (1.37 and 1.38; the union op
+// with conditionsAware) and through the chain's AuthorizeConditionally as
+// that version: the same decision, byte for byte (its String: reasons
+// "name: {reason}" joined by ", ", errors prefixed and aggregated).
+func TestUnionConditionsAwareMatchesKubeAPIServerPerVersion(t *testing.T) {
+	oracles := startOraclesOf(t, kubeoracle.AllVersions())
+	chains := unionChains()
+	compared := 0
+	for _, o := range oracles {
+		if !kube.MustParseVersion(o.Version()).AtLeast(kube.V1_37) {
+			continue
+		}
+		t.Run(o.Version(), func(t *testing.T) {
+			target := targetOf(t, o)
+			differ := 0
+			for _, chain := range chains {
+				want, err := o.Eval(protocol.Query{Op: protocol.OpUnion, Authorizers: chain, ConditionsAware: true})
+				require.NoError(t, err)
+				require.Empty(t, want.Error)
+				got := gatehouseUnionConditionsAware(t, target, chain)
+				if !assert.Equal(t, want.ConditionsAware, got, "chain %+v", chain) {
+					differ++
+					if differ >= 10 {
+						t.Fatalf("stopping after %d differences", differ)
+					}
+				}
+				compared++
+			}
+		})
+	}
+	t.Logf("%d chains compared", compared)
+	assert.NotZero(t, compared)
+}
+
+func gatehouseUnionConditionsAware(t *testing.T, target kube.Target, chain []protocol.ScriptedAuthorizer) string {
+	t.Helper()
+	var named []authorizer.Named
+	for _, s := range chain {
+		d := authorizer.DecisionNoOpinion
+		switch s.Decision {
+		case protocol.DecisionAllow:
+			d = authorizer.DecisionAllow
+		case protocol.DecisionDeny:
+			d = authorizer.DecisionDeny
+		}
+		named = append(named, authorizer.Named{Name: s.Name, Authorizer: azScripted{d, s.Reason, s.Error}.ours()})
+	}
+	c, err := authorizer.NewChainFor(target, named...)
+	require.NoError(t, err)
+	return c.AuthorizeConditionally(context.Background(), &authorizer.Attributes{User: &authorizer.User{Name: "x"}}).String()
 }

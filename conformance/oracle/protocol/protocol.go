@@ -118,6 +118,10 @@ type Query struct {
 	// request's attributes are fixed (user "x"): every authorizer answers
 	// its script whatever it is asked.
 	Authorizers []ScriptedAuthorizer `json:"authorizers,omitempty"`
+	// ConditionsAware also asks the union's ConditionsAwareAuthorize
+	// (v0.37 and later; an error before), whose decision's String() is
+	// Answer.ConditionsAware.
+	ConditionsAware bool `json:"conditionsAware,omitempty"`
 
 	// OpConditional.
 
@@ -449,6 +453,9 @@ type Answer struct {
 	// tells a nil error from one with an empty text.
 	AuthorizeError    string `json:"authorizeError,omitempty"`
 	HasAuthorizeError bool   `json:"hasAuthorizeError,omitempty"`
+	// ConditionsAware is the String() of ConditionsAwareAuthorize's
+	// decision (Query.ConditionsAware).
+	ConditionsAware string `json:"conditionsAware,omitempty"`
 
 	// OpVAP.
 	VAP *VAPAnswer `json:"vap,omitempty"`
