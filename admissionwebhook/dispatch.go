@@ -22,6 +22,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
 	"github.com/gatehouse-dev/gatehouse/internal/admissionpolicy"
+	"github.com/gatehouse-dev/gatehouse/internal/randuid"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -276,7 +277,7 @@ func (d *Dispatcher) call(ctx context.Context, h *hook, r *Request, inv *invocat
 			return nil, nil, dryRunUnsupported(h.name)
 		}
 	}
-	uid := randomUID()
+	uid := randuid.New()
 	if d.o.UID != nil {
 		uid = d.o.UID()
 	}

@@ -1,8 +1,6 @@
 package admissionwebhook
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
@@ -352,15 +350,4 @@ func v1beta1Request(r *admissionv1.AdmissionRequest) *admissionv1beta1.Admission
 // encode is the body kube-apiserver posts.
 func (w *wire) encode(review runtime.Object) ([]byte, error) {
 	return runtime.Encode(w.codec, review)
-}
-
-// randomUID is a random (version 4) UUID, as kube-apiserver gives each
-// call.
-func randomUID() types.UID {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return types.UID(h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32])
 }

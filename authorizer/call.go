@@ -8,12 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	sarv1 "github.com/gatehouse-dev/gatehouse/internal/sarv1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/clock"
 )
@@ -29,13 +31,33 @@ const maxRetryAfterRetries = 10
 
 // callOutcome is what one call (one step of the retry backoff) produced.
 type callOutcome struct {
-	status     reviewStatus
+	status reviewStatus
+	// full is the answer read in full (readFull), conditions the
+	// conditions review's answer (readConditions).
+	full       *conditionalStatus
+	conditions *sarv1.AuthorizationConditionsReview
 	statusCode int // of the last response, 0 when none came
 	requests   int
 	err        error
 }
 
 func (w *Webhook) call(parent context.Context, body []byte) callOutcome {
+	return w.callAs(parent, body, readPlain)
+}
+
+// readMode is what a call posts and reads: a SubjectAccessReview read as
+// Authorize reads it (readPlain) or in full (readFull, for
+// AuthorizeConditionally), or an AuthorizationConditionsReview to the
+// conditions review endpoint (readConditions).
+type readMode uint8
+
+const (
+	readPlain readMode = iota
+	readFull
+	readConditions
+)
+
+func (w *Webhook) callAs(parent context.Context, body []byte, mode readMode) callOutcome {
 	ctx, cancel := withClockTimeout(parent, w.clock, w.timeout)
 	defer cancel()
 	var out callOutcome
@@ -48,8 +70,11 @@ func (w *Webhook) call(parent context.Context, body []byte) callOutcome {
 		if n > 0 && wait > 0 {
 			sleepCtx(ctx, w.clock, wait)
 		}
-		req := w.newRequest(ctx, body)
-		resp, err := w.client.Do(req)
+		client, req := w.client, w.newRequest(ctx, body)
+		if mode == readConditions {
+			client, req = w.conds.client, w.conds.newRequest(ctx, body)
+		}
+		resp, err := client.Do(req)
 		out.requests++
 		if err != nil {
 			out.err = err
@@ -62,7 +87,14 @@ func (w *Webhook) call(parent context.Context, body []byte) callOutcome {
 				continue
 			}
 		}
-		out.statusCode, out.status, out.err = w.readResponse(resp)
+		switch mode {
+		case readPlain:
+			out.statusCode, out.status, out.err = w.readResponse(resp)
+		case readFull:
+			out.statusCode, out.full, out.err = w.readFullResponse(resp)
+		case readConditions:
+			out.statusCode, out.conditions, out.err = w.readConditionsResponse(resp)
+		}
 		return out
 	}
 }
@@ -72,17 +104,22 @@ func (w *Webhook) call(parent context.Context, body []byte) callOutcome {
 // (transports only read them; the credential transports set theirs on a
 // copy, and redirects build new requests).
 func (w *Webhook) newRequest(ctx context.Context, body []byte) *http.Request {
+	return postRequest(ctx, w.parsedURL, w.header, body)
+}
+
+// postRequest is a POST of body to u with header.
+func postRequest(ctx context.Context, u *url.URL, header http.Header, body []byte) *http.Request {
 	req := &http.Request{
 		Method:        http.MethodPost,
-		URL:           w.parsedURL,
+		URL:           u,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        w.header,
+		Header:        header,
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		GetBody:       func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil },
 		ContentLength: int64(len(body)),
-		Host:          w.parsedURL.Host,
+		Host:          u.Host,
 	}
 	return req.WithContext(ctx)
 }

@@ -25,13 +25,28 @@ var _ ConditionsAuthorizer = (*Chain)(nil)
 // Before 1.37 kube-apiserver's union has no such method; the chain's
 // Authorize is returned as an unconditional decision.
 func (c *Chain) AuthorizeConditionally(ctx context.Context, a *Attributes) ConditionalDecision {
+	return c.authorizeConditionally(ctx, a, nil)
+}
+
+func (c *Chain) authorizeConditionallyTraced(ctx context.Context, a *Attributes, s *Step) ConditionalDecision {
+	s.chain = true
+	return c.authorizeConditionally(ctx, a, s)
+}
+
+func (c *Chain) authorizeConditionally(ctx context.Context, a *Attributes, s *Step) ConditionalDecision {
 	if c.conditional == unionLifted {
-		return UnconditionalDecision(c.Authorize(ctx, a))
+		return UnconditionalDecision(c.authorize(ctx, a, s))
 	}
 	u := unionBuilder{checkNames: c.conditional == union138}
 	for i := range c.entries {
 		e := &c.entries[i]
-		d := AsConditionsAuthorizer(e.Authorizer).AuthorizeConditionally(ctx, a)
+		var d ConditionalDecision
+		if s == nil {
+			d = AsConditionsAuthorizer(e.Authorizer).AuthorizeConditionally(ctx, a)
+		} else {
+			s.Steps = append(s.Steps, Step{Name: e.Name})
+			d = conditionalStep(ctx, e.Authorizer, a, &s.Steps[len(s.Steps)-1])
+		}
 		u.add(e.Name, d)
 		if d.hasDecisiveLeaf() {
 			break
@@ -49,6 +64,15 @@ func (c *Chain) AuthorizeConditionally(ctx context.Context, a *Attributes) Condi
 // decides, NoOpinion with the reasons "name: reason" joined by newlines and
 // the errors aggregated. A decision that is not a Union fails closed.
 func (c *Chain) EvaluateConditions(ctx context.Context, d ConditionalDecision, data *ConditionsData) (Decision, string, error) {
+	return c.evaluateConditions(ctx, d, data, nil)
+}
+
+func (c *Chain) evaluateConditionsTraced(ctx context.Context, d ConditionalDecision, data *ConditionsData, s *Step) (Decision, string, error) {
+	s.chain = true
+	return c.evaluateConditions(ctx, d, data, s)
+}
+
+func (c *Chain) evaluateConditions(ctx context.Context, d ConditionalDecision, data *ConditionsData, s *Step) (Decision, string, error) {
 	if !d.IsUnion() {
 		return d.FailureDecision(), "failed closed", errors.New("the union authorizer can only evaluate union ConditionsAwareDecisions")
 	}
@@ -62,19 +86,23 @@ func (c *Chain) EvaluateConditions(ctx context.Context, d ConditionalDecision, d
 			reason string
 			err    error
 		)
+		var step *Step
+		if s != nil {
+			s.Steps = append(s.Steps, Step{Name: m.Name, Conditional: m.Decision.String()})
+			step = &s.Steps[len(s.Steps)-1]
+		}
 		switch m.Decision.kind {
-		case kindDeny:
-			return DecisionDeny, m.Decision.reason, m.Decision.err
-		case kindAllow:
-			return DecisionAllow, m.Decision.reason, m.Decision.err
-		case kindNoOpinion:
-			x, reason, err = DecisionNoOpinion, m.Decision.reason, m.Decision.err
+		case kindDeny, kindAllow, kindNoOpinion:
+			x, reason, err = m.Decision.Outcome()
 		default:
-			x, reason, err = c.evaluateMember(ctx, m.Name, m.Decision, data)
+			x, reason, err = c.evaluateMember(ctx, m.Name, m.Decision, data, step)
 			if possible := m.Decision.possible(); !possible.has(x) {
 				x, reason, err = m.Decision.FailureDecision(), "failed closed",
 					fmt.Errorf("evaluated to decision %s, but only %v were possible", kubeDecisionString(x), possible)
 			}
+		}
+		if step != nil {
+			step.Decision, step.Reason, step.Err = x, reason, err
 		}
 		switch x {
 		case DecisionAllow, DecisionDeny:
@@ -91,9 +119,12 @@ func (c *Chain) EvaluateConditions(ctx context.Context, d ConditionalDecision, d
 	return DecisionNoOpinion, strings.Join(reasons, "\n"), utilerrors.NewAggregate(errs)
 }
 
-func (c *Chain) evaluateMember(ctx context.Context, name string, d ConditionalDecision, data *ConditionsData) (Decision, string, error) {
+func (c *Chain) evaluateMember(ctx context.Context, name string, d ConditionalDecision, data *ConditionsData, s *Step) (Decision, string, error) {
 	for i := range c.entries {
 		if c.entries[i].Name == name {
+			if s != nil {
+				return evaluationStep(ctx, c.entries[i].Authorizer, d, data, s)
+			}
 			return AsConditionsAuthorizer(c.entries[i].Authorizer).EvaluateConditions(ctx, d, data)
 		}
 	}

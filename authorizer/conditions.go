@@ -589,38 +589,36 @@ func (d ConditionalDecision) PartiallyEvaluate(ctx context.Context, eval Evaluat
 }
 
 func (d ConditionalDecision) evaluateMap(ctx context.Context, eval EvaluateConditionFunc) ConditionalDecision {
-	const errorsReason = "one or more conditional evaluation errors occurred"
-	if len(d.deny) > 0 {
-		applied, errs, pending := evaluateEffect(ctx, eval, d.deny, "Deny", "denied the request")
-		switch {
-		case applied != "":
-			return ConditionalDecision{kind: kindDeny, reason: applied}
-		case len(errs) > 0:
-			return ConditionalDecision{kind: kindDeny, reason: errorsReason, err: utilerrors.NewAggregate(errs)}
-		case len(pending) > 0:
-			return ConditionsMapDecision(pending, d.noOpinion, d.allow)
-		}
+	effects := [...]struct {
+		conditions []Condition
+		name       string
+		applied    string
+		decides    conditionalKind // when a condition is true
+		errs       conditionalKind // when none is and some failed
+	}{
+		{d.deny, "Deny", "denied the request", kindDeny, kindDeny},
+		{d.noOpinion, "NoOpinion", "evaluated to NoOpinion", kindNoOpinion, kindNoOpinion},
+		{d.allow, "Allow", "allowed the request", kindAllow, kindNoOpinion},
 	}
-	if len(d.noOpinion) > 0 {
-		applied, errs, pending := evaluateEffect(ctx, eval, d.noOpinion, "NoOpinion", "evaluated to NoOpinion")
-		switch {
-		case applied != "":
-			return ConditionalDecision{kind: kindNoOpinion, reason: applied}
-		case len(errs) > 0:
-			return ConditionalDecision{kind: kindNoOpinion, reason: errorsReason, err: utilerrors.NewAggregate(errs)}
-		case len(pending) > 0:
-			return ConditionsMapDecision(nil, pending, d.allow)
+	for i, e := range effects {
+		if len(e.conditions) == 0 {
+			continue
 		}
-	}
-	if len(d.allow) > 0 {
-		applied, errs, pending := evaluateEffect(ctx, eval, d.allow, "Allow", "allowed the request")
+		applied, errs, pending := evaluateEffect(ctx, eval, e.conditions, e.name, e.applied)
 		switch {
 		case applied != "":
-			return ConditionalDecision{kind: kindAllow, reason: applied}
+			return ConditionalDecision{kind: e.decides, reason: applied}
 		case len(errs) > 0:
-			return ConditionalDecision{kind: kindNoOpinion, reason: errorsReason, err: utilerrors.NewAggregate(errs)}
+			return ConditionalDecision{kind: e.errs, reason: "one or more conditional evaluation errors occurred", err: utilerrors.NewAggregate(errs)}
 		case len(pending) > 0:
-			return ConditionsMapDecision(nil, nil, pending)
+			// The unevaluated conditions of this effect, and those of the
+			// effects after it; the effects before evaluated to false.
+			var lists [3][]Condition
+			lists[i] = pending
+			for k := i + 1; k < len(effects); k++ {
+				lists[k] = effects[k].conditions
+			}
+			return ConditionsMapDecision(lists[0], lists[1], lists[2])
 		}
 	}
 	return ConditionalDecision{kind: kindNoOpinion, reason: "no conditions matched"}

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gatehouse-dev/gatehouse/kube"
+	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
 func cond(id string) Condition { return Condition{ID: "example.com/" + id} }
@@ -312,4 +313,19 @@ func TestChainEvaluateConditionsRefuses(t *testing.T) {
 	assert.Equal(t, DecisionDeny, d)
 	assert.Empty(t, reason)
 	assert.ErrorIs(t, err, ErrConditionEvaluationNotSupported)
+}
+
+// The decision metrics count a conditional answer as "conditional" and an
+// evaluation's decision as Authorize's, as kube-apiserver's instrumented
+// authorizer.
+func TestDecisionMetricsConditional(t *testing.T) {
+	mem := metrics.NewMemory()
+	az := WithDecisionMetrics(mem, "Webhook", "wh", &conditional{d: ConditionsMapDecision(nil, nil, conds("t1"))}).(ConditionsAuthorizer)
+	d := az.AuthorizeConditionally(context.Background(), &Attributes{})
+	assert.Equal(t, 1, counter(mem, metrics.AuthorizationDecisions, "Webhook", "wh", "conditional"))
+	x, _, err := az.EvaluateConditions(context.Background(), d, &ConditionsData{})
+	require.NoError(t, err)
+	assert.Equal(t, DecisionAllow, x)
+	assert.Equal(t, 1, counter(mem, metrics.AuthorizationDecisions, "Webhook", "wh", "allowed"))
+	assert.Zero(t, counter(mem, metrics.AuthorizationDecisions, "Webhook", "wh", "denied"))
 }

@@ -20,6 +20,9 @@ type reviewStatus struct {
 	// conditional is the failure decision of an unrequested
 	// status.conditionalDecision, read at 1.38 only.
 	conditional conditionalFailure
+	// cond is the decision of a conditional ask (AuthorizeConditionally),
+	// nil for Authorize's entries.
+	cond *ConditionalDecision
 }
 
 // decisionCache is a least-recently-used cache whose entries also expire, with

@@ -15,11 +15,12 @@ import (
 func WithDecisionMetrics(sink metrics.Sink, authorizerType, name string, a Authorizer) Authorizer {
 	sink = metrics.OrNoop(sink)
 	return &instrumented{
-		typ:      authorizerType,
-		delegate: a,
-		allowed:  metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "allowed"),
-		denied:   metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "denied"),
-		unknown:  metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "unknown"),
+		typ:         authorizerType,
+		delegate:    a,
+		allowed:     metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "allowed"),
+		denied:      metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "denied"),
+		unknown:     metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "unknown"),
+		conditional: metrics.NewSeries(sink, metrics.AuthorizationDecisions, authorizerType, name, "conditional"),
 	}
 }
 
@@ -27,6 +28,28 @@ type instrumented struct {
 	typ                      string
 	delegate                 Authorizer
 	allowed, denied, unknown metrics.Series
+	conditional              metrics.Series
+}
+
+// AuthorizeConditionally asks the authorizer conditionally (lifted if it
+// is not conditions-aware) and counts the decision as kube-apiserver's
+// instrumented authorizer does: a ConditionsMap or Union as "conditional".
+func (m *instrumented) AuthorizeConditionally(ctx context.Context, a *Attributes) ConditionalDecision {
+	d := AsConditionsAuthorizer(m.delegate).AuthorizeConditionally(ctx, a)
+	if x, ok := d.Unconditional(); ok {
+		m.record(x)
+	} else {
+		m.conditional.Add(1)
+	}
+	return d
+}
+
+// EvaluateConditions evaluates with the authorizer and counts the decision
+// as Authorize does.
+func (m *instrumented) EvaluateConditions(ctx context.Context, d ConditionalDecision, data *ConditionsData) (Decision, string, error) {
+	x, reason, err := AsConditionsAuthorizer(m.delegate).EvaluateConditions(ctx, d, data)
+	m.record(x)
+	return x, reason, err
 }
 
 func (m *instrumented) Authorize(ctx context.Context, a *Attributes) (Decision, string, error) {

@@ -26,7 +26,10 @@
 //   - Explain: an account of one decision (each authorizer asked, match
 //     conditions, cache, webhook attempts, and the details of authorizers
 //     that implement Explainer, such as package rbac's binding, role and
-//     rule), which Authorize does not pay for.
+//     rule), which Authorize does not pay for. ExplainConditionally and
+//     ExplainEvaluation do the same for AuthorizeConditionally (each
+//     authorizer's conditional decision, its String) and EvaluateConditions
+//     (what evaluating each Union member decided).
 //   - Package authorizertest: a fake webhook for tests.
 //   - Conditional authorization (KEP-5681, 1.38, gate
 //     ConditionalAuthorization): ConditionalDecision is kube-apiserver's
@@ -92,6 +95,22 @@
 //     WebhookStep.UnrequestedConditional tells. v1beta1 has no such field.
 //   - A NoOpinion reason is prefixed with its authorizer's name from 1.37
 //     (NewChainFor, below).
+//   - Conditional authorization (1.38, gate ConditionalAuthorization, off
+//     by default). Chain.AuthorizeConditionally is the union's
+//     ConditionsAwareAuthorize from 1.37 (before, Authorize's answer as an
+//     unconditional decision); Union member names must be DNS-1123
+//     subdomains from 1.38. A webhook's AuthorizeConditionally is kube's
+//     with the gate on: a SubjectAccessReview offering conditional
+//     decisions (spec.authorizationOptions.handledDecisionTypes) when the
+//     webhook has a conditionsReview, the answer read in full and validated
+//     with kube-apiserver's texts, the decision cached with the authorized
+//     TTL when allowed or conditional; its EvaluateConditions posts an
+//     authorization.k8s.io/v1alpha1 AuthorizationConditionsReview to the
+//     conditionsReview's kubeconfig context and checks the echoed uid and
+//     that the outcome was possible. With the gate off (or before 1.38) a
+//     webhook's AuthorizeConditionally is its Authorize; EvaluateConditions
+//     is "condition evaluation not supported" before 1.38. Plain Authorize
+//     never offers conditions (the unrequested decision above).
 //
 // Metrics are kube-apiserver's: apiserver_authorization_webhook_* per try
 // (result success, canceled, timeout or error) and fail-open,
@@ -140,6 +159,23 @@
 //     code's error texts for wrong wire types, illegal tags and truncation,
 //     and protowire's for the rest; decisions nested more than 10000 unions
 //     deep are an error here.
+//   - Conditional authorization: with the gate off, kube-apiserver never asks
+//     a chain conditionally; here a 1.38 webhook's AuthorizeConditionally
+//     is then its Authorize. A webhook's conditional asks have cache
+//     entries of their own (kube-apiserver shares them with Authorize when
+//     no conditions are offered; only the number of calls can differ).
+//     kube-apiserver checks the object and the old object of a conditions
+//     review for apiVersion and kind in random (map) order; here the
+//     object first, so the error names it when both lack them. A webhook
+//     with connectionInfo.type InClusterConfig and a conditionsReview
+//     crashes kube-apiserver (it reads the absent kubeconfig path); here
+//     the conditions review uses Options.InClusterConnection. Left out: a
+//     protobuf AuthorizationConditionsReview answer is an error; the
+//     selector requirements of the spec are not revalidated with the
+//     answer (kube-apiserver's validation of its own request);
+//     request.authorizationOptions is not visible to authorization match
+//     conditions; the texts for an answer of another kind are client-go's
+//     for the authorization kinds only (as for SubjectAccessReviews).
 //   - NewChainFor refuses an empty or duplicate authorizer name at every
 //     version, with the texts of kube-apiserver 1.37's union.New. Before
 //     1.37 union.New took no names and checked none; kube-apiserver's chain

@@ -18,6 +18,10 @@ type Trace struct {
 	// Steps holds one entry per authorizer asked. Authorizers after the one
 	// that decided were not asked and are not listed.
 	Steps []Step
+	// Conditional is the String of the conditional decision explained
+	// (ExplainConditionally's answer, ExplainEvaluation's input); empty for
+	// Explain.
+	Conditional string
 }
 
 // Step is one authorizer's part in a decision.
@@ -30,6 +34,10 @@ type Step struct {
 	Decision Decision
 	Reason   string
 	Err      error
+	// Conditional is the String of the authorizer's conditional decision
+	// (ExplainConditionally: what it answered; ExplainEvaluation: what was
+	// evaluated); empty for Explain.
+	Conditional string
 	// Steps lists the authorizers of a nested chain.
 	Steps []Step
 	// Webhook is set for a webhook authorizer.
@@ -192,6 +200,9 @@ func Explain(ctx context.Context, az Authorizer, a *Attributes) *Trace {
 // String renders the trace for people, one authorizer a line.
 func (t *Trace) String() string {
 	var b strings.Builder
+	if t.Conditional != "" {
+		b.WriteString("conditional " + t.Conditional + " -> ")
+	}
 	b.WriteString(t.Decision.String())
 	if t.Reason != "" {
 		fmt.Fprintf(&b, " %q", t.Reason)
@@ -215,7 +226,11 @@ func writeSteps(b *strings.Builder, steps []Step, indent string) {
 		if s.Type != "" {
 			b.WriteString(" (" + s.Type + ")")
 		}
-		b.WriteString(": " + s.Decision.String())
+		b.WriteString(": ")
+		if s.Conditional != "" {
+			b.WriteString("conditional " + s.Conditional + " -> ")
+		}
+		b.WriteString(s.Decision.String())
 		if s.Reason != "" {
 			fmt.Fprintf(b, " %q", s.Reason)
 		}

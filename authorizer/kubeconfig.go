@@ -97,6 +97,12 @@ type kubeconfigTarget struct {
 // parseKubeconfig decodes a kubeconfig and picks its current context. dir is
 // the directory relative paths are resolved against.
 func parseKubeconfig(data []byte, dir string) (*kubeconfigTarget, error) {
+	return parseKubeconfigContext(data, dir, "")
+}
+
+// parseKubeconfigContext is parseKubeconfig with the context named
+// (clientcmd's override of current-context), or the current one if empty.
+func parseKubeconfigContext(data []byte, dir, contextName string) (*kubeconfigTarget, error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return nil, err
@@ -135,6 +141,9 @@ func parseKubeconfig(data []byte, dir string) (*kubeconfigTarget, error) {
 		contexts[c.Name] = c.Context
 	}
 
+	if contextName != "" {
+		kc.CurrentContext = contextName
+	}
 	if kc.CurrentContext == "" {
 		return nil, errors.New("invalid configuration: no configuration has been provided: current-context is not set")
 	}
@@ -230,6 +239,12 @@ func ConnectionFromKubeconfig(path string) (Connection, error) {
 }
 
 func loadKubeconfig(path string, clk passiveClock) (Connection, error) {
+	return loadKubeconfigContext(path, "", clk)
+}
+
+// loadKubeconfigContext is loadKubeconfig with the context named, or the
+// current one if empty.
+func loadKubeconfigContext(path, contextName string, clk passiveClock) (Connection, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Connection{}, err
@@ -238,7 +253,7 @@ func loadKubeconfig(path string, clk passiveClock) (Connection, error) {
 	if err != nil {
 		return Connection{}, err
 	}
-	t, err := parseKubeconfig(data, dir)
+	t, err := parseKubeconfigContext(data, dir, contextName)
 	if err != nil {
 		return Connection{}, fmt.Errorf("error loading config file %q: %w", path, err)
 	}

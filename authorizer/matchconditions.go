@@ -60,3 +60,17 @@ func (w *Webhook) explainMatch(ctx context.Context, a *Attributes, sc *scratch) 
 	}
 	return res, err
 }
+
+// traceMatch records the match conditions' outcome in t.
+func (t *WebhookStep) traceMatch(res matchResult, err error) {
+	t.ConditionIndex, t.Condition = res.index, res.expression
+	switch {
+	case err != nil:
+		t.MatchConditions = MatchError
+		t.FailurePolicy = true
+	case !res.matched:
+		t.MatchConditions = MatchExcluded
+	default:
+		t.MatchConditions = MatchAll
+	}
+}

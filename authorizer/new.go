@@ -144,6 +144,12 @@ func newConfiguredWebhook(ac authzconfig.AuthorizerConfiguration, compiler *auth
 		Metrics:                    opts.Metrics,
 		UserAgent:                  opts.UserAgent,
 	}
+	if r := wc.ConditionsReview; r != nil {
+		wo.ConditionsReview = &WebhookConditionsReview{Version: r.Version, KubeConfigContext: r.KubeConfigContextName}
+		if wc.ConnectionInfo.Type == authzconfig.ConnectionTypeInClusterConfig {
+			wo.ConditionsReview.Connection = opts.InClusterConnection
+		}
+	}
 	if wc.CachesAuthorized() {
 		wo.AuthorizedTTL = wc.AuthorizedTTL.Duration
 	}

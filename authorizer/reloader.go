@@ -170,6 +170,26 @@ func (r *Reloader) authorizeTraced(ctx context.Context, a *Attributes, s *Step) 
 	return r.current.Load().chain.authorizeTraced(ctx, a, s)
 }
 
+// AuthorizeConditionally asks the chain in force conditionally.
+func (r *Reloader) AuthorizeConditionally(ctx context.Context, a *Attributes) ConditionalDecision {
+	return r.current.Load().chain.AuthorizeConditionally(ctx, a)
+}
+
+// EvaluateConditions has the chain in force evaluate d, as kube-apiserver's
+// reloading authorizer does: a chain reloaded since d was answered
+// evaluates it (a member it has no authorizer of fails closed).
+func (r *Reloader) EvaluateConditions(ctx context.Context, d ConditionalDecision, data *ConditionsData) (Decision, string, error) {
+	return r.current.Load().chain.EvaluateConditions(ctx, d, data)
+}
+
+func (r *Reloader) authorizeConditionallyTraced(ctx context.Context, a *Attributes, s *Step) ConditionalDecision {
+	return r.current.Load().chain.authorizeConditionallyTraced(ctx, a, s)
+}
+
+func (r *Reloader) evaluateConditionsTraced(ctx context.Context, d ConditionalDecision, data *ConditionsData, s *Step) (Decision, string, error) {
+	return r.current.Load().chain.evaluateConditionsTraced(ctx, d, data, s)
+}
+
 // Chain returns the chain in force.
 func (r *Reloader) Chain() *Chain { return r.current.Load().chain }
 

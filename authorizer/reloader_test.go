@@ -310,3 +310,21 @@ func TestReloaderUnderLoad(t *testing.T) {
 	assert.NotEmpty(t, a.Requests())
 	assert.NotEmpty(t, b.Requests())
 }
+
+// The reloader answers conditionally with the chain in force.
+func TestReloaderConditional(t *testing.T) {
+	_, kc := fakeWebhook(t, authorizertest.Options{Decide: authorizertest.Always(status(false, false, "no"))})
+	f, err := newReloadFixture(t, fmt.Sprintf(oneWebhook, "w", kc), false)
+	require.NoError(t, err)
+	ctx := context.Background()
+	d := f.reloader.AuthorizeConditionally(ctx, podGet("x"))
+	assert.Equal(t, `NoOpinion(reason="w: {no}, node: {Everything is forbidden.}")`, d.String())
+	trace, _ := ExplainConditionally(ctx, f.reloader, podGet("x"))
+	assert.Equal(t, d.String(), trace.Conditional)
+	assert.Len(t, trace.Steps, 3)
+	u := ConditionalUnion(ConditionalMember{"w", ConditionsMapDecision(nil, nil, conds("a"))})
+	x, reason, err := f.reloader.EvaluateConditions(ctx, u, &ConditionsData{})
+	assert.Equal(t, DecisionNoOpinion, x)
+	assert.Equal(t, "w: failed closed", reason)
+	assert.EqualError(t, err, "evaluated to decision Deny, but only [Allow NoOpinion] were possible", "the webhook evaluates nothing at 1.37 (Deny, not supported), which the chain fails closed")
+}

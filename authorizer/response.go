@@ -51,6 +51,15 @@ const schemeName = "pkg/runtime/scheme.go:111"
 // decodeReview interprets one HTTP response: its status code, its
 // Content-Type and Retry-After headers and its body.
 func decodeReview(code int, contentType, retryAfter string, body []byte, v1beta1 bool, cond conditionalReading) (reviewStatus, error) {
+	if err := checkResponse(code, contentType, retryAfter, body); err != nil {
+		return reviewStatus{}, err
+	}
+	return decodeReviewBody(body, v1beta1, cond)
+}
+
+// checkResponse is what client-go checks before decoding a body: the
+// Content-Type, the status code, an empty body.
+func checkResponse(code int, contentType, retryAfter string, body []byte) error {
 	// A body without a Content-Type counts as text in error messages, and is
 	// decoded as the client's own content type, JSON.
 	text := contentType == ""
@@ -59,16 +68,16 @@ func decodeReview(code int, contentType, retryAfter string, body []byte, v1beta1
 	}
 	mediaType, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
-		return reviewStatus{}, apierrors.NewInternalError(err)
+		return apierrors.NewInternalError(err)
 	}
 	text = text || strings.HasPrefix(mediaType, "text/")
 	if code != http.StatusSwitchingProtocols && (code < http.StatusOK || code > http.StatusPartialContent) {
-		return reviewStatus{}, responseError(code, text, retryAfter, body)
+		return responseError(code, text, retryAfter, body)
 	}
 	if len(body) == 0 {
-		return reviewStatus{}, fmt.Errorf("0-length response with status code: %d and content type: %s", code, contentType)
+		return fmt.Errorf("0-length response with status code: %d and content type: %s", code, contentType)
 	}
-	return decodeReviewBody(body, v1beta1, cond)
+	return nil
 }
 
 // responseError is the error of a response outside 200-206.
@@ -199,16 +208,57 @@ func decodeReviewBody(body []byte, v1beta1 bool, cond conditionalReading) (revie
 
 // decodeReviewSlow decodes a 2xx body step by step as client-go does.
 func decodeReviewSlow(body []byte, v1beta1 bool, cond conditionalReading) (reviewStatus, error) {
-	p, err := readPayload(body)
+	full, err := decodeFullReview(body, v1beta1, cond.on)
 	if err != nil {
 		return reviewStatus{}, err
+	}
+	st := reviewStatus{allowed: full.allowed, denied: full.denied, reason: full.reason}
+	st.conditional = cond.failure(full.decision)
+	return st, nil
+}
+
+// decodeFullReview decodes a 2xx body step by step as client-go does,
+// keeping the whole status; readConditional reads status.conditionalDecision
+// (1.38's v1, which k8s.io/api v0.37's type lacks).
+func decodeFullReview(body []byte, v1beta1, readConditional bool) (conditionalStatus, error) {
+	p, err := readPayload(body)
+	if err != nil {
+		return conditionalStatus{}, err
 	}
 	want := authorizationv1.SchemeGroupVersion.WithKind("SubjectAccessReview")
 	if v1beta1 {
 		want = authorizationv1beta1.SchemeGroupVersion.WithKind("SubjectAccessReview")
 	}
-	// Missing parts come from the type decoded into, as client-go does; the
-	// JSON and protobuf decoders fill them in slightly different ways.
+	if err := p.checkKind(body, want); err != nil {
+		return conditionalStatus{}, err
+	}
+	if v1beta1 {
+		var sar authorizationv1beta1.SubjectAccessReview
+		if err := p.decode(&sar); err != nil {
+			return conditionalStatus{}, err
+		}
+		s := sar.Status
+		return conditionalStatus{allowed: s.Allowed, denied: s.Denied, reason: s.Reason, evaluationError: s.EvaluationError}, nil
+	}
+	var sar authorizationv1.SubjectAccessReview
+	if err := p.decode(&sar); err != nil {
+		return conditionalStatus{}, err
+	}
+	s := sar.Status
+	st := conditionalStatus{allowed: s.Allowed, denied: s.Denied, reason: s.Reason, evaluationError: s.EvaluationError}
+	if readConditional {
+		// Read on its own, with the same decoder.
+		if st.decision, err = p.conditionalDecision(); err != nil {
+			return conditionalStatus{}, err
+		}
+	}
+	return st, nil
+}
+
+// checkKind checks the payload's kind and version against want, the
+// missing parts coming from want as client-go fills them in from the type
+// decoded into (the JSON and protobuf decoders do it slightly differently).
+func (p payload) checkKind(body []byte, want schema.GroupVersionKind) error {
 	gvk := p.gvk
 	if gvk.Kind == "" {
 		gvk.Kind = want.Kind
@@ -227,33 +277,12 @@ func decodeReviewSlow(body []byte, v1beta1 bool, cond conditionalReading) (revie
 	}
 	if gvk.Version == "" {
 		//lint:ignore ST1005 apimachinery's exact text
-		return reviewStatus{}, fmt.Errorf("Object 'apiVersion' is missing in '%s'", body)
+		return fmt.Errorf("Object 'apiVersion' is missing in '%s'", body)
 	}
 	if gvk != want {
-		return reviewStatus{}, wrongKindError(gvk, want)
+		return wrongKindError(gvk, want)
 	}
-	if v1beta1 {
-		var sar authorizationv1beta1.SubjectAccessReview
-		if err := p.decode(&sar); err != nil {
-			return reviewStatus{}, err
-		}
-		return reviewStatus{allowed: sar.Status.Allowed, denied: sar.Status.Denied, reason: sar.Status.Reason}, nil
-	}
-	var sar authorizationv1.SubjectAccessReview
-	if err := p.decode(&sar); err != nil {
-		return reviewStatus{}, err
-	}
-	st := reviewStatus{allowed: sar.Status.Allowed, denied: sar.Status.Denied, reason: sar.Status.Reason}
-	if cond.on {
-		// 1.38's type has status.conditionalDecision, which k8s.io/api
-		// v0.37's lacks: read it on its own, with the same decoder.
-		cd, err := p.conditionalDecision()
-		if err != nil {
-			return reviewStatus{}, err
-		}
-		st.conditional = cond.failure(cd)
-	}
-	return st, nil
+	return nil
 }
 
 // conditionalDecision reads a v1 SubjectAccessReview payload's

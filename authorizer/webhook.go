@@ -14,8 +14,10 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
 	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/internal/randuid"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/clock"
 )
 
@@ -87,6 +89,25 @@ type WebhookOptions struct {
 	// status.conditionalDecision, which the webhook never asks for, fails
 	// closed (see the package documentation).
 	Kube kube.Target
+
+	// ConditionsReview is the webhook's conditions review endpoint
+	// (AuthorizationConfiguration's conditionsReview): with Kube at 1.38
+	// and the gate ConditionalAuthorization on, AuthorizeConditionally
+	// offers conditional decisions and EvaluateConditions posts
+	// AuthorizationConditionsReviews there. Ignored with the gate off.
+	ConditionsReview *WebhookConditionsReview
+}
+
+// WebhookConditionsReview is where a webhook evaluates its conditions.
+type WebhookConditionsReview struct {
+	// Version of AuthorizationConditionsReview: "v1alpha1".
+	Version string
+	// KubeConfigContext is the context of the webhook's KubeConfigFile that
+	// reaches the endpoint; empty means its current context.
+	KubeConfigContext string
+	// Connection reaches the endpoint when the webhook has no
+	// KubeConfigFile.
+	Connection *Connection
 }
 
 // Webhook is kube-apiserver's webhook authorizer: it asks a remote service by
@@ -106,11 +127,19 @@ type Webhook struct {
 	backoff         Backoff
 	decisionOnError Decision
 	conditional     conditionalReading
-	matcher         *authzcond.AuthorizationMatcher
-	cache           *decisionCache
-	clock           clock.Clock
-	random          func() float64
-	files           []string // the connection's files, for the reloader
+	// askConditional: AuthorizeConditionally asks as kube-apiserver 1.38
+	// with the gate ConditionalAuthorization on; evaluates: EvaluateConditions
+	// is 1.38's; conds: the conditions review endpoint, when configured
+	// (and the gate on); newUID: a conditions review's uid.
+	askConditional bool
+	evaluates      bool
+	conds          *conditionsEndpoint
+	newUID         func() types.UID
+	matcher        *authzcond.AuthorizationMatcher
+	cache          *decisionCache
+	clock          clock.Clock
+	random         func() float64
+	files          []string // the connection's files, for the reloader
 
 	evaluations map[string]metrics.Series
 	durations   map[string]metrics.Series
@@ -147,6 +176,9 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 	default:
 		return nil, fmt.Errorf("unknown failurePolicy %q", opts.FailurePolicy)
 	}
+	w.askConditional = kubeversions.Has(opts.Kube, kubeversions.ConditionalWebhooks)
+	w.evaluates = kubeversions.Has(opts.Kube, kubeversions.UnrequestedConditionalDecisionFails)
+	w.newUID = randuid.New
 	w.conditional = conditionalReading{
 		on:      !w.v1beta1 && kubeversions.Has(opts.Kube, kubeversions.UnrequestedConditionalDecisionFails),
 		onError: w.decisionOnError,
@@ -211,6 +243,12 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 	}
 	if opts.UserAgent != "" {
 		w.header.Set("User-Agent", opts.UserAgent)
+	}
+
+	if cr := opts.ConditionsReview; cr != nil && w.askConditional {
+		if err := w.setConditionsReview(cr, opts); err != nil {
+			return nil, err
+		}
 	}
 
 	switch {
@@ -318,16 +356,7 @@ func (w *Webhook) authorize(ctx context.Context, a *Attributes, t *WebhookStep) 
 		now = end
 	} else if w.matcher != nil {
 		res, err := w.explainMatch(ctx, a, sc)
-		t.ConditionIndex, t.Condition = res.index, res.expression
-		switch {
-		case err != nil:
-			t.MatchConditions = MatchError
-			t.FailurePolicy = true
-		case !res.matched:
-			t.MatchConditions = MatchExcluded
-		default:
-			t.MatchConditions = MatchAll
-		}
+		t.traceMatch(res, err)
 		if err != nil {
 			return w.decisionOnError, "", err
 		}
@@ -402,6 +431,13 @@ func (s reviewStatus) decision() (Decision, string, error) {
 // review calls the webhook with retries, recording each call; end is the
 // clock reading that ended the timing of the call that answered.
 func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (status reviewStatus, end time.Time, err error) {
+	out, end, err := w.reviewAs(ctx, body, t, readPlain)
+	return out.status, end, err
+}
+
+// reviewAs posts body with retries as mode says. A conditions review
+// records no metrics (kube-apiserver 1.38 has none for it).
+func (w *Webhook) reviewAs(ctx context.Context, body []byte, t *WebhookStep, mode readMode) (callOutcome, time.Time, error) {
 	b := w.backoff
 	var (
 		lastErr    error
@@ -414,11 +450,13 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (stat
 			break
 		}
 		start := w.clock.Now()
-		out := w.call(ctx, body)
+		out := w.callAs(ctx, body, mode)
 		end, elapsed := w.since(start)
 		result := attemptResult(ctx, out.err, out.statusCode)
-		w.evaluations[result].Add(1)
-		w.durations[result].Observe(elapsed.Seconds())
+		if mode != readConditions {
+			w.evaluations[result].Add(1)
+			w.durations[result].Observe(elapsed.Seconds())
+		}
 		if t != nil {
 			t.Attempts = append(t.Attempts, Attempt{
 				Result: result, StatusCode: out.statusCode, Requests: out.requests, Duration: elapsed, Err: out.err,
@@ -426,7 +464,7 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (stat
 		}
 		lastErr, lastResult = out.err, result
 		if out.err == nil {
-			return out.status, end, nil
+			return out, end, nil
 		}
 		if !shouldRetry(out.err) {
 			break
@@ -443,16 +481,16 @@ func (w *Webhook) review(ctx context.Context, body []byte, t *WebhookStep) (stat
 			stopErr = errors.New("timed out waiting for the condition")
 		}
 	}
-	err = lastErr
+	err := lastErr
 	if err == nil {
 		err = fmt.Errorf("webhook call failed: %s", stopErr.Error())
 	}
-	if w.decisionOnError == DecisionNoOpinion && ctx.Err() == nil {
+	if mode != readConditions && w.decisionOnError == DecisionNoOpinion && ctx.Err() == nil {
 		if s, ok := w.failOpen[lastResult]; ok {
 			s.Add(1)
 		}
 	}
-	return reviewStatus{}, time.Time{}, err
+	return callOutcome{}, time.Time{}, err
 }
 
 // since is the time since start on the webhook's clock, and the reading it

@@ -98,8 +98,9 @@ type WebhookConfiguration struct {
 	MatchConditions []WebhookMatchCondition `json:"matchConditions"`
 	// ConditionsReview configures conditional authorization (Kubernetes
 	// 1.38, v1 only, gate ConditionalAuthorization): how the webhook's
-	// conditions are evaluated. Validated here; the authorizer does not
-	// request conditional decisions.
+	// conditions are evaluated. Package authorizer's webhook offers
+	// conditional decisions (AuthorizeConditionally) and evaluates them
+	// there (EvaluateConditions) when the gate is on.
 	ConditionsReview *ConditionsReviewConfiguration `json:"conditionsReview,omitempty"`
 }
 

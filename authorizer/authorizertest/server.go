@@ -50,6 +50,12 @@ type Options struct {
 	Clock clock.Clock
 	// DiscardRequests keeps no record of the requests, for benchmarks.
 	DiscardRequests bool
+	// Answer, when set, answers each request with the body it returns
+	// (nil: the usual review from Decide): for what the review types of
+	// k8s.io/api v0.37 cannot say, such as 1.38's conditional decisions and
+	// AuthorizationConditionsReview answers (whose uid must echo the
+	// request's). A Fault's Body still wins.
+	Answer func(request []byte) []byte
 }
 
 // Server is a fake authorization webhook. It is safe for concurrent use.
@@ -309,6 +315,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		status = decide(*spec)
 	}
 	out := answer(rec.APIVersion, status)
+	if s.opts.Answer != nil {
+		if raw := s.opts.Answer(body); raw != nil {
+			out = raw
+		}
+	}
 	code := http.StatusOK
 	ct := "application/json"
 	if fault != nil {

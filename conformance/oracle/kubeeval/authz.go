@@ -90,12 +90,36 @@ func (e *Evaluator) union(q protocol.Query) protocol.Answer {
 	if err != nil {
 		return protocol.Answer{NewError: err.Error()}
 	}
-	d, reason, err := u.Authorize(context.Background(), authorizer.AttributesRecord{User: &user.DefaultInfo{Name: "x"}})
+	attrs := authorizer.AttributesRecord{User: &user.DefaultInfo{Name: "x"}}
+	d, reason, err := u.Authorize(context.Background(), attrs)
 	a := protocol.Answer{Decision: d.String(), Reason: reason}
 	if err != nil {
 		a.AuthorizeError, a.HasAuthorizeError = err.Error(), true
 	}
+	if q.ConditionsAware {
+		s, err := conditionsAwareString(u, attrs)
+		if err != nil {
+			return protocol.Answer{Error: err.Error()}
+		}
+		a.ConditionsAware = s
+	}
 	return a
+}
+
+// conditionsAwareString is the String() of u's ConditionsAwareAuthorize
+// decision, called through reflection: the method exists from v0.37 only,
+// and the untagged build also compiles against v0.36.6.
+func conditionsAwareString(u authorizer.Authorizer, attrs authorizer.AttributesRecord) (string, error) {
+	m := reflect.ValueOf(u).MethodByName("ConditionsAwareAuthorize")
+	if !m.IsValid() {
+		return "", errors.New("oracle: the union has no ConditionsAwareAuthorize before v0.37")
+	}
+	out := m.Call([]reflect.Value{reflect.ValueOf(context.Background()), reflect.ValueOf(attrs)})
+	str := out[0].MethodByName("String")
+	if len(out) != 1 || !str.IsValid() {
+		return "", fmt.Errorf("oracle: unknown signature of ConditionsAwareAuthorize: %v", m.Type())
+	}
+	return str.Call(nil)[0].String(), nil
 }
 
 // newUnion calls union.New, whose signature changed in v0.37:

@@ -62,6 +62,10 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 			return protocol.Answer{Error: err.Error()}
 		}
 		return protocol.Answer{VAP: v}
+	case protocol.OpConditional:
+		return conditional(q)
+	case protocol.OpConditionalWebhook:
+		return conditionalWebhook(q.ConditionalWebhook)
 	case protocol.OpPluginConfig:
 		var r io.Reader
 		if !q.NoData {
@@ -73,7 +77,7 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 		}
 		return protocol.Answer{PluginConfig: c}
 	default:
-		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP, protocol.OpPluginConfig)}
+		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP, protocol.OpPluginConfig, protocol.OpConditional, protocol.OpConditionalWebhook)}
 	}
 }
 

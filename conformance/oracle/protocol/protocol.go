@@ -24,6 +24,16 @@ const (
 	// OpUnion asks a chain of scripted authorizers through kube-apiserver's
 	// union authorizer (pkg/authorization/union).
 	OpUnion = "union"
+	// OpConditional asks a chain of scripted conditional authorizers
+	// through kube-apiserver's union ConditionsAwareAuthorize, then has it
+	// EvaluateConditions the decision with scripted condition results
+	// (KEP-5681; the 1.38 oracle only).
+	OpConditional = "conditional"
+	// OpConditionalWebhook asks kube-apiserver's webhook authorizer
+	// conditionally (gate ConditionalAuthorization on) against a server
+	// that answers as scripted, then has it evaluate the decision (the 1.38
+	// oracle only).
+	OpConditionalWebhook = "conditionalwebhook"
 	// OpVAP dispatches one admission request to ValidatingAdmissionPolicies
 	// as kube-apiserver's policy/validating dispatcher does (VAPQuery).
 	OpVAP = "vap"
@@ -108,11 +118,121 @@ type Query struct {
 	// request's attributes are fixed (user "x"): every authorizer answers
 	// its script whatever it is asked.
 	Authorizers []ScriptedAuthorizer `json:"authorizers,omitempty"`
+	// ConditionsAware also asks the union's ConditionsAwareAuthorize
+	// (v0.37 and later; an error before), whose decision's String() is
+	// Answer.ConditionsAware.
+	ConditionsAware bool `json:"conditionsAware,omitempty"`
+
+	// OpConditional.
+
+	// Conditional is the chain, in order, given to union.New: each
+	// authorizer answers ConditionsAwareAuthorize with its decision, and
+	// evaluates a decision with ConditionResults.
+	Conditional []ScriptedConditional `json:"conditional,omitempty"`
+	// ConditionResults is what each condition (by ID) evaluates to: "true",
+	// "false", "error" (an error without a text: the evaluation's default
+	// one), "error:<text>", anything else (or absent) unevaluatable.
+	ConditionResults map[string]string `json:"conditionResults,omitempty"`
+
+	// OpConditionalWebhook.
+	ConditionalWebhook *ConditionalWebhookQuery `json:"conditionalWebhook,omitempty"`
 
 	// OpVAP.
 
 	// VAP is the world and the request.
 	VAP *VAPQuery `json:"vap,omitempty"`
+}
+
+// ConditionalWebhookQuery is a webhook authorizer (v1, no match
+// conditions, no cache, one try) and its server's answers. The request is a
+// get of pods/web in default by User and Groups; the evaluation's data a
+// CREATE of that pod (apiVersion v1, kind Pod, name web) with empty
+// CreateOptions, by the same user.
+type ConditionalWebhookQuery struct {
+	// FailurePolicy is Deny or NoOpinion.
+	FailurePolicy string `json:"failurePolicy"`
+	// ConditionsReview gives the webhook a conditions review (v1alpha1, the
+	// same server).
+	ConditionsReview bool     `json:"conditionsReview,omitempty"`
+	User             string   `json:"user,omitempty"`
+	Groups           []string `json:"groups,omitempty"`
+	// SARAnswer is the body of the answer to a SubjectAccessReview,
+	// ACRAnswer to an AuthorizationConditionsReview, in which {{uid}} is the
+	// request's admissionRequest.uid (application/json, status 200).
+	SARAnswer []byte `json:"sarAnswer"`
+	ACRAnswer []byte `json:"acrAnswer,omitempty"`
+	// Evaluate calls EvaluateConditions on the decision.
+	Evaluate bool `json:"evaluate,omitempty"`
+}
+
+// ConditionalWebhookAnswer is OpConditionalWebhook's answer.
+type ConditionalWebhookAnswer struct {
+	// SARRequest is the SubjectAccessReview posted.
+	SARRequest string `json:"sarRequest"`
+	// String, Possible and Failure are ConditionsAwareAuthorize's decision's.
+	String   string   `json:"string"`
+	Possible []string `json:"possible"`
+	Failure  string   `json:"failure"`
+	// ACRRequest is the AuthorizationConditionsReview posted, its uid
+	// replaced by {{uid}}, as in Error; empty when none was.
+	ACRRequest string `json:"acrRequest,omitempty"`
+	// Decision, Reason, Error and HasError are EvaluateConditions' answer.
+	Decision string `json:"decision,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+	HasError bool   `json:"hasError,omitempty"`
+}
+
+// ScriptedConditional is an authorizer of OpConditional.
+type ScriptedConditional struct {
+	Name     string           `json:"name"`
+	Decision ScriptedDecision `json:"decision"`
+}
+
+// ScriptedDecision is a ConditionsAwareDecision, built with k8s.io/apiserver's
+// constructors (which fold it as they do).
+type ScriptedDecision struct {
+	// Type is Allow, Deny, NoOpinion (with Reason and Error), ConditionsMap
+	// (with DenyConditions, NoOpinionConditions, AllowConditions) or Union
+	// (with Union, added in order to a ConditionsAwareDecisionUnion).
+	Type                string              `json:"type"`
+	Reason              string              `json:"reason,omitempty"`
+	Error               string              `json:"error,omitempty"`
+	DenyConditions      []ScriptedCondition `json:"denyConditions,omitempty"`
+	NoOpinionConditions []ScriptedCondition `json:"noOpinionConditions,omitempty"`
+	AllowConditions     []ScriptedCondition `json:"allowConditions,omitempty"`
+	Union               []ScriptedMember    `json:"union,omitempty"`
+}
+
+// ScriptedMember is a named member of a scripted Union.
+type ScriptedMember struct {
+	Name     string           `json:"name"`
+	Decision ScriptedDecision `json:"decision"`
+}
+
+// ScriptedCondition is a condition (a GenericCondition without an
+// evaluation function of its own).
+type ScriptedCondition struct {
+	ID          string `json:"id"`
+	Condition   string `json:"condition,omitempty"`
+	Type        string `json:"type,omitempty"`
+	Description string `json:"description,omitempty"`
+}
+
+// ConditionalAnswer is OpConditional's answer.
+type ConditionalAnswer struct {
+	// String is the String() of ConditionsAwareAuthorize's decision,
+	// Possible its sets.List(PossibleDecisions()) and Failure its
+	// FailureDecision().
+	String   string   `json:"string"`
+	Possible []string `json:"possible"`
+	Failure  string   `json:"failure"`
+	// Decision, Reason and Error are EvaluateConditions' answer on that
+	// decision; HasError tells a nil error from an empty text.
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+	HasError bool   `json:"hasError,omitempty"`
 }
 
 // ScriptedAuthorizer is an authorizer of OpUnion that always gives the
@@ -333,9 +453,17 @@ type Answer struct {
 	// tells a nil error from one with an empty text.
 	AuthorizeError    string `json:"authorizeError,omitempty"`
 	HasAuthorizeError bool   `json:"hasAuthorizeError,omitempty"`
+	// ConditionsAware is the String() of ConditionsAwareAuthorize's
+	// decision (Query.ConditionsAware).
+	ConditionsAware string `json:"conditionsAware,omitempty"`
 
 	// OpVAP.
 	VAP *VAPAnswer `json:"vap,omitempty"`
+
+	// OpConditional.
+	Conditional *ConditionalAnswer `json:"conditional,omitempty"`
+	// OpConditionalWebhook.
+	ConditionalWebhook *ConditionalWebhookAnswer `json:"conditionalWebhook,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
