@@ -167,6 +167,27 @@ func (g *conditionalGen) conditions() []protocol.ScriptedCondition {
 // gatehouseConditionalAnswer answers q with authorizer.NewChainFor's
 // AuthorizeConditionally and EvaluateConditions.
 func gatehouseConditionalAnswer(target kube.Target, q protocol.Query) protocol.Answer {
+	c, err := ourConditionalChain(target, q)
+	if err != nil {
+		return protocol.Answer{NewError: err.Error()}
+	}
+	ctx := context.Background()
+	d := c.AuthorizeConditionally(ctx, &authorizer.Attributes{User: &authorizer.User{Name: "x"}})
+	a := &protocol.ConditionalAnswer{String: d.String(), Failure: d.FailureDecision().String()}
+	for _, p := range d.PossibleDecisions() {
+		a.Possible = append(a.Possible, p.String())
+	}
+	x, reason, err := c.EvaluateConditions(ctx, d, &authorizer.ConditionsData{Operation: "CREATE", User: authorizer.User{Name: "x"}})
+	a.Decision, a.Reason = x.String(), reason
+	if err != nil {
+		a.Error, a.HasError = err.Error(), true
+	}
+	return protocol.Answer{Conditional: a}
+}
+
+// ourConditionalChain is the chain of q's scripted conditional
+// authorizers, evaluating conditions as q.ConditionResults says.
+func ourConditionalChain(target kube.Target, q protocol.Query) (*authorizer.Chain, error) {
 	eval := func(_ context.Context, c authorizer.Condition) authorizer.ConditionResult {
 		switch r := q.ConditionResults[c.ID]; {
 		case r == "true":
@@ -184,22 +205,7 @@ func gatehouseConditionalAnswer(target kube.Target, q protocol.Query) protocol.A
 	for _, s := range q.Conditional {
 		named = append(named, authorizer.Named{Name: s.Name, Authorizer: &scriptedConditional{d: ourDecision(s.Decision), eval: eval}})
 	}
-	c, err := authorizer.NewChainFor(target, named...)
-	if err != nil {
-		return protocol.Answer{NewError: err.Error()}
-	}
-	ctx := context.Background()
-	d := c.AuthorizeConditionally(ctx, &authorizer.Attributes{User: &authorizer.User{Name: "x"}})
-	a := &protocol.ConditionalAnswer{String: d.String(), Failure: d.FailureDecision().String()}
-	for _, p := range d.PossibleDecisions() {
-		a.Possible = append(a.Possible, p.String())
-	}
-	x, reason, err := c.EvaluateConditions(ctx, d, &authorizer.ConditionsData{Operation: "CREATE", User: authorizer.User{Name: "x"}})
-	a.Decision, a.Reason = x.String(), reason
-	if err != nil {
-		a.Error, a.HasError = err.Error(), true
-	}
-	return protocol.Answer{Conditional: a}
+	return authorizer.NewChainFor(target, named...)
 }
 
 func ourDecision(s protocol.ScriptedDecision) authorizer.ConditionalDecision {

@@ -16,3 +16,8 @@ func conditional(protocol.Query) protocol.Answer {
 func conditionalWebhook(*protocol.ConditionalWebhookQuery) protocol.Answer {
 	return protocol.Answer{Error: "op conditionalwebhook needs the Kubernetes 1.38 oracle"}
 }
+
+// conditionsEnforcer answers OpConditionsEnforcer: 1.38 only.
+func conditionsEnforcer(protocol.Query) protocol.Answer {
+	return protocol.Answer{Error: "op conditionsenforcer needs the Kubernetes 1.38 oracle"}
+}

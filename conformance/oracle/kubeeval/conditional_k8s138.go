@@ -24,20 +24,7 @@ import (
 // its part with PartiallyEvaluateConditionsAwareDecision and the scripted
 // condition results, then UnconditionalPartsOrError.
 func conditional(q protocol.Query) protocol.Answer {
-	results := q.ConditionResults
-	eval := func(_ context.Context, c authorizer.Condition, _ authorizer.ConditionsData) authorizer.ConditionEvaluationResult {
-		switch r := results[c.GetID()]; {
-		case r == "true":
-			return authorizer.ConditionEvaluationResultBoolean(true)
-		case r == "false":
-			return authorizer.ConditionEvaluationResultBoolean(false)
-		case r == "error":
-			return authorizer.ConditionEvaluationResultError(nil)
-		case strings.HasPrefix(r, "error:"):
-			return authorizer.ConditionEvaluationResultError(errors.New(strings.TrimPrefix(r, "error:")))
-		}
-		return authorizer.ConditionsEvaluationResultUnevaluatable()
-	}
+	eval := scriptedEvaluator(q.ConditionResults)
 	var chain []union.NamedAuthorizer
 	for _, s := range q.Conditional {
 		chain = append(chain, union.NamedAuthorizer{AuthorizerName: s.Name, Authorizer: scriptedConditional{d: scriptedDecision(s.Decision), eval: eval}})
@@ -58,6 +45,25 @@ func conditional(q protocol.Query) protocol.Answer {
 		a.Error, a.HasError = err.Error(), true
 	}
 	return protocol.Answer{Conditional: a}
+}
+
+// scriptedEvaluator evaluates a condition to what results say of its ID:
+// "true", "false", "error" (an error without a text), "error:<text>",
+// anything else unevaluatable.
+func scriptedEvaluator(results map[string]string) authorizer.MaybeEvaluateConditionFunc {
+	return func(_ context.Context, c authorizer.Condition, _ authorizer.ConditionsData) authorizer.ConditionEvaluationResult {
+		switch r := results[c.GetID()]; {
+		case r == "true":
+			return authorizer.ConditionEvaluationResultBoolean(true)
+		case r == "false":
+			return authorizer.ConditionEvaluationResultBoolean(false)
+		case r == "error":
+			return authorizer.ConditionEvaluationResultError(nil)
+		case strings.HasPrefix(r, "error:"):
+			return authorizer.ConditionEvaluationResultError(errors.New(strings.TrimPrefix(r, "error:")))
+		}
+		return authorizer.ConditionsEvaluationResultUnevaluatable()
+	}
 }
 
 func scriptedDecision(s protocol.ScriptedDecision) authorizer.ConditionsAwareDecision {

@@ -64,6 +64,8 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 		return protocol.Answer{VAP: v}
 	case protocol.OpConditional:
 		return conditional(q)
+	case protocol.OpConditionsEnforcer:
+		return conditionsEnforcer(q)
 	case protocol.OpConditionalWebhook:
 		return conditionalWebhook(q.ConditionalWebhook)
 	case protocol.OpPluginConfig:
@@ -77,7 +79,7 @@ func (e *Evaluator) Answer(q protocol.Query) (a protocol.Answer) {
 		}
 		return protocol.Answer{PluginConfig: c}
 	default:
-		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP, protocol.OpPluginConfig, protocol.OpConditional, protocol.OpConditionalWebhook)}
+		return protocol.Answer{Error: fmt.Sprintf("unknown op %q (known: %q, %q, %q, %q, %q, %q, %q, %q, %q)", q.Op, protocol.OpInfo, protocol.OpCEL, protocol.OpAuthzConfig, protocol.OpUnion, protocol.OpVAP, protocol.OpPluginConfig, protocol.OpConditional, protocol.OpConditionalWebhook, protocol.OpConditionsEnforcer)}
 	}
 }
 

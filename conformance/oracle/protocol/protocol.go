@@ -43,6 +43,14 @@ const (
 	// the policy plugins' policy/config loaders (from 1.36; 1.35's policy
 	// plugins ignore their configuration).
 	OpPluginConfig = "pluginconfig"
+	// OpConditionsEnforcer runs kube-apiserver 1.38's
+	// AuthorizationConditionsEnforcer admission plugin (gate
+	// ConditionalAuthorization on) on a CREATE of pods in default by alice,
+	// authorized by OpConditional's chain (Conditional, ConditionResults):
+	// its decision is attached to the request as the authorization filter
+	// attaches it (or none, NoDecision), and Evaluation, when set, replaces
+	// the chain's EvaluateConditions.
+	OpConditionsEnforcer = "conditionsenforcer"
 )
 
 // Decisions of OpUnion, as k8s.io/apiserver's authorizer.Decision prints
@@ -137,6 +145,10 @@ type Query struct {
 	// OpConditionalWebhook.
 	ConditionalWebhook *ConditionalWebhookQuery `json:"conditionalWebhook,omitempty"`
 
+	// OpConditionsEnforcer (with Conditional and ConditionResults).
+	NoDecision bool                `json:"noDecision,omitempty"`
+	Evaluation *ScriptedEvaluation `json:"evaluation,omitempty"`
+
 	// OpVAP.
 
 	// VAP is the world and the request.
@@ -181,6 +193,27 @@ type ConditionalWebhookAnswer struct {
 	Reason   string `json:"reason,omitempty"`
 	Error    string `json:"error,omitempty"`
 	HasError bool   `json:"hasError,omitempty"`
+}
+
+// ScriptedEvaluation is what EvaluateConditions answers, whatever the
+// decision: Decision is Allow, Deny or NoOpinion; Error, if set, an error
+// with that text.
+type ScriptedEvaluation struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// EnforcerAnswer is OpConditionsEnforcer's answer: Validate's error (its
+// text; Code and Reason when it is an API status) and the audit
+// annotations the request's audit event has after it.
+type EnforcerAnswer struct {
+	Decision    string            `json:"decision"`
+	HasError    bool              `json:"hasError,omitempty"`
+	Error       string            `json:"error,omitempty"`
+	Code        int32             `json:"code,omitempty"`
+	Reason      string            `json:"reason,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // ScriptedConditional is an authorizer of OpConditional.
@@ -464,6 +497,8 @@ type Answer struct {
 	Conditional *ConditionalAnswer `json:"conditional,omitempty"`
 	// OpConditionalWebhook.
 	ConditionalWebhook *ConditionalWebhookAnswer `json:"conditionalWebhook,omitempty"`
+	// OpConditionsEnforcer.
+	Enforcer *EnforcerAnswer `json:"enforcer,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
