@@ -122,3 +122,33 @@ func FuzzProtobufConditionalDecision(f *testing.F) {
 		}
 	})
 }
+
+// A protobuf answer to a conditional ask is read in full: its
+// conditionalDecision (here with allowed true, which validation forbids,
+// then without).
+func TestProtobufConditionalAsk(t *testing.T) {
+	cm := pb(1, "ConditionsMap", 5, pb(1, pb(1, "example.com/deny", 4, "no"), 3, pb(1, "example.com/allow")))
+	raw, err := (&authorizationv1.SubjectAccessReview{}).Marshal() // not allowed, no reason
+	require.NoError(t, err)
+	raw = append(raw, pb(3, pb(5, cm))...)
+	env, err := (&runtime.Unknown{TypeMeta: runtime.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview"}, Raw: raw}).Marshal()
+	require.NoError(t, err)
+	for _, tt := range []struct {
+		name string
+		body []byte
+		want string
+	}{
+		{"allowed and conditional", protoAnswer(t, pb(5, cm)),
+			`NoOpinion(reason="failed closed", err="[status.allowed: Forbidden: must be false when status.conditionalDecision.type=ConditionsMap, status.reason: Forbidden: must be empty when status.conditionalDecision.type=ConditionsMap]")`},
+		{"conditional", append([]byte("k8s\x00"), env...), "ConditionsMap(denies=1, allows=1)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, kc := fakeWebhook(t, authorizertest.Options{})
+			srv.InjectAlways(authorizertest.Fault{Body: tt.body, ContentType: "application/vnd.kubernetes.protobuf"})
+			target, err := targetAt(t, kube.V1_38).WithFeatureGate(kube.ConditionalAuthorization, true)
+			require.NoError(t, err)
+			w := newTestWebhook(t, kc, WebhookOptions{Kube: target, ConditionsReview: &WebhookConditionsReview{Version: "v1alpha1"}})
+			assert.Equal(t, tt.want, w.AuthorizeConditionally(context.Background(), podGet("jane")).String())
+		})
+	}
+}

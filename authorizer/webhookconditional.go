@@ -109,9 +109,12 @@ func (w *Webhook) failClosed(err error) ConditionalDecision {
 	return ConditionalDecision{kind: kindDeny, reason: "failed closed", err: err}
 }
 
-// conditionalKeyMarker ends the cache key of a conditional ask (which
-// offers conditions or not), so that it never meets a plain Authorize's.
-var conditionalKeyMarker = [2][]byte{[]byte("\xffunconditional"), []byte("\xffconditional")}
+// The cache key of a conditional ask ends with one of these (it offers
+// conditions or not), so that it never meets a plain Authorize's.
+const (
+	keyMarkerUnoffered = "\xffunoffered"
+	keyMarkerOffered   = "\xffoffered"
+)
 
 func (w *Webhook) authorizeConditionally(ctx context.Context, a *Attributes, t *WebhookStep) ConditionalDecision {
 	if a == nil {
@@ -135,9 +138,9 @@ func (w *Webhook) authorizeConditionally(ctx context.Context, a *Attributes, t *
 	if w.cache != nil {
 		key = appendCacheKey(nil, a)
 		if offer {
-			key = append(key, conditionalKeyMarker[1]...)
+			key = append(key, keyMarkerOffered...)
 		} else {
-			key = append(key, conditionalKeyMarker[0]...)
+			key = append(key, keyMarkerUnoffered...)
 		}
 		if st, ok := w.cache.get(key); ok && st.cond != nil {
 			if t != nil {

@@ -346,3 +346,47 @@ func TestWebhookConditionallyV1beta1(t *testing.T) {
 	assert.Contains(t, body, `"apiVersion":"authorization.k8s.io/v1beta1"`)
 	assert.NotContains(t, body, "authorizationOptions")
 }
+
+// Differences from kube-apiserver: the object is checked before the old
+// object (kube-apiserver's order is a map's, random), and a webhook of
+// connectionInfo.type InClusterConfig evaluates its conditions through the
+// in-cluster connection (kube-apiserver crashes building it).
+func TestWebhookConditionalDifferences(t *testing.T) {
+	w, _ := conditionalWebhook(t, true, nil, nil, WebhookOptions{})
+	_, _, err := w.EvaluateConditions(context.Background(), ConditionsMapDecision(conds("d"), nil, nil), &ConditionsData{Object: &corev1.Pod{}, OldObject: &corev1.Pod{}})
+	assert.EqualError(t, err, "object of type *v1.Pod must have apiVersion and kind set to be sent to the webhook authorizer")
+
+	srv, err := authorizertest.NewServer(authorizertest.Options{Plain: true, Answer: func(body []byte) []byte {
+		if bytes.Contains(body, []byte(`"kind":"AuthorizationConditionsReview"`)) {
+			var req map[string]any
+			require.NoError(t, json.Unmarshal(body, &req))
+			return acrAnswer(`{"type":"Allow","allow":{"reason":"in cluster"}}`, "")(req)
+		}
+		return statusBody(`{"allowed":false,"conditionalDecision":{"type":"ConditionsMap","conditionsMap":{"allowConditions":[{"id":"example.com/a"}]}}}`)
+	}})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	target := conditionalTarget(t)
+	cfg, err := authzconfig.DecodeFor(target, []byte(`apiVersion: apiserver.config.k8s.io/v1
+kind: AuthorizationConfiguration
+authorizers:
+- type: Webhook
+  name: in-cluster
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    matchConditionSubjectAccessReviewVersion: v1
+    failurePolicy: Deny
+    connectionInfo: {type: InClusterConfig}
+    conditionsReview: {version: v1alpha1}
+`))
+	require.NoError(t, err)
+	require.NoError(t, authzconfig.Validate(cfg, authzconfig.ValidateOptions{Kube: target}).ToAggregate())
+	c, err := New(cfg, Options{Kube: target, InClusterConnection: &Connection{Server: srv.URL(), Transport: srv.Transport()}})
+	require.NoError(t, err)
+	d := c.AuthorizeConditionally(context.Background(), podGet("jane"))
+	x, reason, err := c.EvaluateConditions(context.Background(), d, &ConditionsData{Operation: "CREATE"})
+	assert.Equal(t, DecisionAllow, x)
+	assert.Equal(t, "in cluster", reason)
+	assert.NoError(t, err)
+}

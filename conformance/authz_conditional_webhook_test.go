@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"math/rand/v2"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -197,30 +195,8 @@ func (g *webhookGen) query() *protocol.ConditionalWebhookQuery {
 // authorizertest's server.
 func gatehouseConditionalWebhook(t *testing.T, target kube.Target, q *protocol.ConditionalWebhookQuery) *protocol.ConditionalWebhookAnswer {
 	t.Helper()
-	var (
-		mu            sync.Mutex
-		sar, acr, uid string
-	)
-	srv, err := authorizertest.NewServer(authorizertest.Options{Plain: true, DiscardRequests: true, Answer: func(body []byte) []byte {
-		var kind struct {
-			Kind    string `json:"kind"`
-			Request struct {
-				AdmissionRequest struct {
-					UID string `json:"uid"`
-				} `json:"admissionRequest"`
-			} `json:"request"`
-		}
-		_ = json.Unmarshal(body, &kind)
-		mu.Lock()
-		defer mu.Unlock()
-		if kind.Kind == "AuthorizationConditionsReview" {
-			uid = kind.Request.AdmissionRequest.UID
-			acr = strings.ReplaceAll(string(body), uid, "{{uid}}")
-			return []byte(strings.ReplaceAll(string(q.ACRAnswer), "{{uid}}", uid))
-		}
-		sar = string(body)
-		return q.SARAnswer
-	}})
+	rec := &protocol.ConditionalWebhookServer{Query: q}
+	srv, err := authorizertest.NewServer(authorizertest.Options{Plain: true, DiscardRequests: true, Answer: rec.Answer})
 	require.NoError(t, err)
 	defer srv.Close()
 	conn := &authorizer.Connection{Server: srv.URL(), Transport: srv.Transport()}
@@ -255,11 +231,6 @@ func gatehouseConditionalWebhook(t *testing.T, target kube.Target, q *protocol.C
 			a.Error, a.HasError = err.Error(), true
 		}
 	}
-	mu.Lock()
-	a.SARRequest, a.ACRRequest = sar, acr
-	if uid != "" {
-		a.Error = strings.ReplaceAll(a.Error, uid, "{{uid}}")
-	}
-	mu.Unlock()
+	rec.Record(a)
 	return a
 }

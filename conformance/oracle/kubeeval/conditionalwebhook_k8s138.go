@@ -4,11 +4,9 @@ package kubeeval
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"sync"
 	"time"
 
@@ -48,33 +46,11 @@ func conditionalWebhook(q *protocol.ConditionalWebhookQuery) protocol.Answer {
 		_ = utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(genericfeatures.ConditionalAuthorization): false})
 	}()
 
-	var (
-		mu            sync.Mutex
-		sar, acr, uid string
-	)
+	rec := &protocol.ConditionalWebhookServer{Query: q}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		var kind struct {
-			Kind    string `json:"kind"`
-			Request struct {
-				AdmissionRequest struct {
-					UID string `json:"uid"`
-				} `json:"admissionRequest"`
-			} `json:"request"`
-		}
-		_ = json.Unmarshal(body, &kind)
-		out := q.SARAnswer
-		mu.Lock()
-		if kind.Kind == "AuthorizationConditionsReview" {
-			uid = kind.Request.AdmissionRequest.UID
-			acr = strings.ReplaceAll(string(body), uid, "{{uid}}")
-			out = []byte(strings.ReplaceAll(string(q.ACRAnswer), "{{uid}}", uid))
-		} else {
-			sar = string(body)
-		}
-		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(out)
+		_, _ = w.Write(rec.Answer(body))
 	}))
 	defer srv.Close()
 
@@ -109,12 +85,7 @@ func conditionalWebhook(q *protocol.ConditionalWebhookQuery) protocol.Answer {
 			a.Error, a.HasError = err.Error(), true
 		}
 	}
-	mu.Lock()
-	a.SARRequest, a.ACRRequest = sar, acr
-	if uid != "" {
-		a.Error = strings.ReplaceAll(a.Error, uid, "{{uid}}")
-	}
-	mu.Unlock()
+	rec.Record(a)
 	return protocol.Answer{ConditionalWebhook: a}
 }
 
