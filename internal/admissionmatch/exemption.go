@@ -66,6 +66,12 @@ func (e *exemptions) isExcluded(r *Request) bool {
 	return false
 }
 
+// IsExcluded reports whether admission never intercepts the resource (in
+// ExcludedResources()), in any version.
+func IsExcluded(group, resource string) bool {
+	return isDefaultExcluded(&schema.GroupVersionResource{Group: group, Resource: resource})
+}
+
 // isDefaultExcluded reports whether resource is in ExcludedResources().
 func isDefaultExcluded(resource *schema.GroupVersionResource) bool {
 	switch resource.Group {
