@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/gatehouse-dev/gatehouse/authorizer"
 	"github.com/gatehouse-dev/gatehouse/authorizer/authorizertest"
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	sarv1 "github.com/gatehouse-dev/gatehouse/internal/sarv1"
 )
 
 // webhookAnswers is the file of scripted webhook answers of authz explain
@@ -38,6 +40,66 @@ type scriptedAnswer struct {
 	Allowed bool        `json:"allowed,omitempty"`
 	Denied  bool        `json:"denied,omitempty"`
 	Reason  string      `json:"reason,omitempty"`
+	// Conditions answer a conditional ask (1.38, gate
+	// ConditionalAuthorization, a webhook with a conditionsReview) with a
+	// ConditionsMap decision; a plain ask gets allowed, denied and reason.
+	Conditions *scriptedConditions `json:"conditions,omitempty"`
+}
+
+// scriptedConditions are the conditions of a ConditionsMap answer, by
+// effect.
+type scriptedConditions struct {
+	Deny      []sarv1.Condition `json:"deny,omitempty"`
+	NoOpinion []sarv1.Condition `json:"noOpinion,omitempty"`
+	Allow     []sarv1.Condition `json:"allow,omitempty"`
+}
+
+// conditionalAnswer is the body of an answer with a conditional decision,
+// which k8s.io/api v0.37's SubjectAccessReview cannot express.
+type conditionalAnswer struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Status     struct {
+		Allowed             bool                           `json:"allowed"`
+		Reason              string                         `json:"reason,omitempty"`
+		ConditionalDecision *sarv1.ConditionsAwareDecision `json:"conditionalDecision"`
+	} `json:"status"`
+}
+
+// answer is the raw body answering a review whose answer has conditions,
+// when the review asks for them (spec.authorizationOptions); nil otherwise
+// (the fake's own answer from decide).
+func (s scriptedWebhook) answer(body []byte) []byte {
+	var review struct {
+		authorizationv1.SubjectAccessReview
+		Spec struct {
+			authorizationv1.SubjectAccessReviewSpec
+			AuthorizationOptions *struct {
+				HandledDecisionTypes []string `json:"handledDecisionTypes"`
+			} `json:"authorizationOptions"`
+		} `json:"spec"`
+	}
+	if json.Unmarshal(body, &review) != nil || review.Spec.AuthorizationOptions == nil {
+		return nil
+	}
+	for _, a := range s.Answers {
+		if !a.When.matches(review.Spec.SubjectAccessReviewSpec) {
+			continue
+		}
+		if a.Conditions == nil {
+			return nil
+		}
+		out := conditionalAnswer{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview"}
+		out.Status.Reason = a.Reason
+		out.Status.ConditionalDecision = &sarv1.ConditionsAwareDecision{Type: sarv1.ConditionsAwareDecisionTypeConditionsMap,
+			ConditionsMap: &sarv1.ConditionsMap{DenyConditions: a.Conditions.Deny, NoOpinionConditions: a.Conditions.NoOpinion, AllowConditions: a.Conditions.Allow}}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil
+		}
+		return raw
+	}
+	return nil
 }
 
 // answerWhen selects the reviews an answer is for: every field given must
@@ -153,7 +215,7 @@ func scriptedWebhooks(cfg *authzconfig.Configuration, answers *webhookAnswers, d
 			missing = append(missing, ac.Name)
 			continue
 		}
-		srv, err := authorizertest.NewServer(authorizertest.Options{Decide: script.decide})
+		srv, err := authorizertest.NewServer(authorizertest.Options{Decide: script.decide, Answer: script.answer})
 		if err != nil {
 			stop()
 			return nil, err
@@ -168,6 +230,10 @@ func scriptedWebhooks(cfg *authzconfig.Configuration, answers *webhookAnswers, d
 			return nil, err
 		}
 		ac.Webhook.ConnectionInfo = authzconfig.WebhookConnectionInfo{Type: authzconfig.ConnectionTypeKubeConfigFile, KubeConfigFile: &path}
+		if r := ac.Webhook.ConditionsReview; r != nil {
+			// The fake's kubeconfig has one context.
+			r.KubeConfigContextName = ""
+		}
 	}
 	var unknown []string
 	for _, w := range answers.Webhooks {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -25,16 +26,29 @@ type explainReport struct {
 	Decision string `json:"decision"`
 	Allowed  bool   `json:"allowed"`
 	// HTTPStatus is kube-apiserver's answer: 200 allowed, 500 not allowed
-	// with an error, 403 otherwise.
-	HTTPStatus int    `json:"httpStatus"`
-	Reason     string `json:"reason,omitempty"`
-	Error      string `json:"error,omitempty"`
+	// with an error, 403 otherwise; 0 when the decision is Conditional.
+	HTTPStatus int `json:"httpStatus"`
+	// Conditional is set when Decision is Conditional (1.38, gate
+	// ConditionalAuthorization): the request goes on to admission, where the
+	// conditions are evaluated on the object.
+	Conditional *explainConditional `json:"conditional,omitempty"`
+	Reason      string              `json:"reason,omitempty"`
+	Error       string              `json:"error,omitempty"`
 	// Steps are the authorizers asked, in order; those after the one that
 	// decided are not listed.
 	Steps []explainStep `json:"steps"`
 	// Notes are the documents of --rbac skipped because they are not RBAC
 	// objects.
 	Notes []string `json:"notes,omitempty"`
+}
+
+// explainConditional is a conditional decision that could allow.
+type explainConditional struct {
+	// Decision is the decision, as kube-apiserver prints it
+	// (ConditionsMap(allows=1), Union[...]).
+	Decision string `json:"decision"`
+	// Possible are the decisions its conditions can evaluate to.
+	Possible []string `json:"possible"`
 }
 
 // explainRequest is the request explained.
@@ -128,7 +142,14 @@ cluster's objects, and the command stops with a usage error. RBAC decides over
 the objects of --rbac DIR (other kinds of documents there are skipped, with a
 note); ABAC is not supported.
 
-Exit status: 0 allowed, 1 not allowed, 2 usage or input error.`,
+With --kube-version 1.38 --feature-gates ConditionalAuthorization=true, the
+requests admission sees (create, update, patch, delete, deletecollection of a
+resource) are asked conditionally, as kube-apiserver asks them: webhooks with
+a conditionsReview may answer with conditions (scripted answers: conditions:
+{deny, noOpinion, allow}), and a decision that could allow is reported as
+Conditional, left to admission's AuthorizationConditionsEnforcer.
+
+Exit status: 0 allowed, 1 not allowed or conditional, 2 usage or input error.`,
 		Example: `  gatehouse authz explain --config authz.yaml --as alice --groups dev get pods -n dev
   gatehouse authz explain --config authz.yaml --webhook-answers answers.yaml \
     --as system:serviceaccount:ci:deployer delete customresourcedefinitions.apiextensions.k8s.io foos.example.com
@@ -280,7 +301,22 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	}
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt)
 	defer cancel()
-	trace := authorizer.Explain(ctx, chain, attrs)
+	// kube-apiserver 1.38 with the gate ConditionalAuthorization on asks the
+	// requests admission sees conditionally.
+	var trace *authorizer.Trace
+	var conditional *explainConditional
+	if a.kube.Enabled(kube.ConditionalAuthorization) && authorizer.ConditionsAwareRequest(attrs) {
+		var d authorizer.ConditionalDecision
+		trace, d = authorizer.ExplainConditionally(ctx, chain, attrs)
+		if _, ok := d.Unconditional(); !ok {
+			conditional = &explainConditional{Decision: d.String(), Possible: []string{}}
+			for _, p := range d.PossibleDecisions() {
+				conditional.Possible = append(conditional.Possible, p.String())
+			}
+		}
+	} else {
+		trace = authorizer.Explain(ctx, chain, attrs)
+	}
 	if usesNodeGraph(trace.Steps) {
 		node, _ := nodeIdentity(attrs.User)
 		return fmt.Errorf("the request of node %q reached the Node authorizer: %w", node, errNodeGraph)
@@ -301,6 +337,10 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	switch {
 	case report.Allowed:
 		report.HTTPStatus = http.StatusOK
+	case conditional != nil && slices.Contains(conditional.Possible, "Allow"):
+		// Through to admission, whose AuthorizationConditionsEnforcer
+		// evaluates the conditions on the object.
+		report.Decision, report.Conditional = "Conditional", conditional
 	case trace.Err != nil:
 		report.HTTPStatus = http.StatusInternalServerError
 	default:
@@ -375,7 +415,11 @@ func (r explainReport) text(p *printer, trace *authorizer.Trace) {
 	if r.Allowed {
 		verdict = p.paint(green, r.Decision)
 	}
-	p.linef("decision: %s (HTTP %d)", verdict, r.HTTPStatus)
+	if c := r.Conditional; c != nil {
+		p.linef("decision: %s %s (possible: %s): admission's AuthorizationConditionsEnforcer decides, on the object", p.paint(yellow, r.Decision), c.Decision, strings.Join(c.Possible, ", "))
+	} else {
+		p.linef("decision: %s (HTTP %d)", verdict, r.HTTPStatus)
+	}
 	if r.Reason != "" {
 		p.block("reason: ", r.Reason)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -245,6 +246,50 @@ authorizers:
 	assert.Contains(t, stdout, "authorizers[0].conditionsReview: Forbidden: the ConditionalAuthorization feature gate must be on to use this field")
 	stdout, _, exit = runCommand([]string{"authz", "validate", "--kube-version", "1.38", "--feature-gates", "ConditionalAuthorization=true", config}, "")
 	assert.Equal(t, exitOK, exit, stdout)
+}
+
+// authz explain at 1.38 with the gate ConditionalAuthorization asks the
+// requests admission sees conditionally: a webhook with a conditionsReview
+// answering with conditions makes the decision Conditional (left to
+// admission), a read is asked plainly, an unconditional answer decides.
+func TestAuthzExplainConditional(t *testing.T) {
+	base := []string{"authz", "explain", "-o", "json", "--config", "testdata/explain/conditional.yaml",
+		"--webhook-answers", "testdata/explain/conditional-answers.yaml", "--as", "alice", "--groups", "developers,system:authenticated"}
+	on := []string{"--kube-version", "1.38", "--feature-gates", "ConditionalAuthorization=true"}
+	for _, tc := range []struct {
+		name        string
+		flags, args []string
+		exit        int
+		decision    string
+		status      float64
+		conditional any
+	}{{
+		name: "a create in dev: conditional", flags: on, args: []string{"create", "deployments.apps", "-n", "dev"}, exit: exitFindings,
+		decision: "Conditional",
+		conditional: map[string]any{"possible": []any{"Deny", "Allow", "NoOpinion"},
+			"decision": `Union[system-privileged-group.authorizer.kubernetes.io: NoOpinion, policy.example.com: ConditionsMap(denies=1, allows=1), alwaysdeny: NoOpinion(reason="Everything is forbidden.")]`},
+	}, {
+		name: "a get: asked plainly", flags: on, args: []string{"get", "deployments.apps", "-n", "dev"}, exit: exitOK,
+		decision: "Allow", status: 200,
+	}, {
+		name: "a create in prod: denied unconditionally", flags: on, args: []string{"create", "deployments.apps", "-n", "prod"}, exit: exitFindings,
+		decision: "Deny", status: 403,
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append(append(append([]string{}, base...), tc.flags...), tc.args...)
+			stdout, stderr, exit := runCommand(args, "")
+			require.Equal(t, tc.exit, exit, "%s%s", stdout, stderr)
+			var report map[string]any
+			require.NoError(t, json.Unmarshal([]byte(stdout), &report), stdout)
+			assert.Equal(t, tc.decision, report["decision"])
+			assert.Equal(t, tc.status, report["httpStatus"])
+			assert.Equal(t, tc.conditional, report["conditional"])
+		})
+	}
+	// With the gate off, kube-apiserver 1.38 refuses the conditionsReview.
+	_, stderr, exit := runCommand(append(append([]string{}, base...), "--kube-version", "1.38", "create", "deployments.apps", "-n", "dev"), "")
+	assert.Equal(t, exitUsage, exit)
+	assert.Contains(t, stderr, "conditionsReview: Forbidden: the ConditionalAuthorization feature gate must be on to use this field")
 }
 
 // admission validate --admission-config reads the webhook plugins'
