@@ -1,6 +1,6 @@
 package authorizer
 
-import "github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
+import "github.com/gatehouse-dev/gatehouse/internal/admissionexclusion"
 
 // ConditionsAwareRequest reports whether kube-apiserver 1.38, with the gate
 // ConditionalAuthorization on and its AuthorizationConditionsEnforcer
@@ -18,7 +18,7 @@ import "github.com/gatehouse-dev/gatehouse/internal/admissionmatch"
 // Authorize's decision is answered: 500 with an error, 403 (Forbidden)
 // otherwise.
 func ConditionsAwareRequest(a *Attributes) bool {
-	if !a.ResourceRequest || admissionmatch.IsExcluded(a.APIGroup, a.Resource) {
+	if !a.ResourceRequest || admissionexclusion.IsExcluded(a.APIGroup, a.Resource) {
 		return false
 	}
 	switch a.Verb {

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionexclusion"
 )
 
 // Options are the caller's choices for one webhook or policy.
@@ -22,21 +24,9 @@ type Options struct {
 	ExcludedResources []schema.GroupResource
 }
 
-// ExcludedResources returns kube-apiserver 1.37's list of the virtual
-// resources that admission never intercepts (Kubernetes'
-// pkg/kubeapiserver/admission/exclusion): the authentication and
-// authorization reviews, whose interception could lock a cluster out of its
-// own authentication.
-func ExcludedResources() []schema.GroupResource {
-	return []schema.GroupResource{
-		{Group: "authentication.k8s.io", Resource: "selfsubjectreviews"},
-		{Group: "authentication.k8s.io", Resource: "tokenreviews"},
-		{Group: "authorization.k8s.io", Resource: "localsubjectaccessreviews"},
-		{Group: "authorization.k8s.io", Resource: "selfsubjectaccessreviews"},
-		{Group: "authorization.k8s.io", Resource: "selfsubjectrulesreviews"},
-		{Group: "authorization.k8s.io", Resource: "subjectaccessreviews"},
-	}
-}
+// ExcludedResources returns kube-apiserver's list of the virtual resources
+// that admission never intercepts (admissionexclusion.Excluded).
+func ExcludedResources() []schema.GroupResource { return admissionexclusion.Excluded() }
 
 // exemptions are the prepared Options of one hook.
 type exemptions struct {
@@ -66,27 +56,9 @@ func (e *exemptions) isExcluded(r *Request) bool {
 	return false
 }
 
-// IsExcluded reports whether admission never intercepts the resource (in
-// ExcludedResources()), in any version.
-func IsExcluded(group, resource string) bool {
-	return isDefaultExcluded(&schema.GroupVersionResource{Group: group, Resource: resource})
-}
-
 // isDefaultExcluded reports whether resource is in ExcludedResources().
 func isDefaultExcluded(resource *schema.GroupVersionResource) bool {
-	switch resource.Group {
-	case "authentication.k8s.io":
-		switch resource.Resource {
-		case "selfsubjectreviews", "tokenreviews":
-			return true
-		}
-	case "authorization.k8s.io":
-		switch resource.Resource {
-		case "localsubjectaccessreviews", "selfsubjectaccessreviews", "selfsubjectrulesreviews", "subjectaccessreviews":
-			return true
-		}
-	}
-	return false
+	return admissionexclusion.IsExcluded(resource.Group, resource.Resource)
 }
 
 const admissionRegistrationGroup = "admissionregistration.k8s.io"
