@@ -133,3 +133,23 @@ func TestNoForbiddenPackageIsCompiled(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorizerLinksFewAPIPackages guards the footprint of a program that
+// only authorizes (conformance/authorizer_size): package authorizer links
+// the k8s.io/api packages of the reviews it exchanges, not the built-in
+// kinds. One import of the admission machinery once pulled in 52 more
+// (12 MB of a stripped binary).
+func TestAuthorizerLinksFewAPIPackages(t *testing.T) {
+	allowed := map[string]bool{
+		"k8s.io/api/authorization/v1":      true,
+		"k8s.io/api/authorization/v1beta1": true,
+		"k8s.io/api/authentication/v1":     true, // the conditions review's admission request
+		"k8s.io/api/admission/v1":          true,
+	}
+	out := goTool(t, "list", "-deps", "./authorizer")
+	for _, pkg := range strings.Fields(out) {
+		if strings.HasPrefix(pkg, "k8s.io/api/") && !allowed[pkg] {
+			t.Errorf("package authorizer links %s", pkg)
+		}
+	}
+}
