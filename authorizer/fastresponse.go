@@ -1,9 +1,6 @@
 package authorizer
 
-import (
-	"bytes"
-	"unicode/utf8"
-)
+import "github.com/gatehouse-dev/gatehouse/internal/jsonscan"
 
 // fastDecodeReview reads the usual answer of a webhook,
 //
@@ -21,10 +18,10 @@ func fastDecodeReview(body []byte, v1beta1 bool) (reviewStatus, bool) {
 	if v1beta1 {
 		apiVersion = "authorization.k8s.io/v1beta1"
 	}
-	p := fastParser{data: body}
+	p := jsonscan.New(body)
 	var st reviewStatus
 	var seenAPIVersion, seenKind, seenStatus, seenMetadata, seenSpec bool
-	ok := p.object(func(key []byte) bool {
+	ok := p.Object(func(key []byte) bool {
 		switch string(key) {
 		case "metadata":
 			// Empty metadata, as encoding/json writes it for an answer built
@@ -33,31 +30,31 @@ func fastDecodeReview(body []byte, v1beta1 bool) (reviewStatus, bool) {
 				return false
 			}
 			seenMetadata = true
-			if p.emptyObject() {
+			if p.EmptyObject() {
 				return true
 			}
-			return p.object(func(key []byte) bool {
-				return string(key) == "creationTimestamp" && p.null()
+			return p.Object(func(key []byte) bool {
+				return string(key) == "creationTimestamp" && p.Null()
 			})
 		case "spec":
 			if seenSpec {
 				return false
 			}
 			seenSpec = true
-			return p.emptyObject()
+			return p.EmptyObject()
 		case "apiVersion":
 			if seenAPIVersion {
 				return false
 			}
 			seenAPIVersion = true
-			v, ok := p.str()
+			v, ok := p.Str()
 			return ok && string(v) == apiVersion
 		case "kind":
 			if seenKind {
 				return false
 			}
 			seenKind = true
-			v, ok := p.str()
+			v, ok := p.Str()
 			return ok && string(v) == "SubjectAccessReview"
 		case "status":
 			if seenStatus {
@@ -65,7 +62,7 @@ func fastDecodeReview(body []byte, v1beta1 bool) (reviewStatus, bool) {
 			}
 			seenStatus = true
 			var seen [4]bool
-			return p.object(func(key []byte) bool {
+			return p.Object(func(key []byte) bool {
 				var i int
 				switch string(key) {
 				case "allowed":
@@ -85,19 +82,19 @@ func fastDecodeReview(body []byte, v1beta1 bool) (reviewStatus, bool) {
 				seen[i] = true
 				switch i {
 				case 0:
-					b, ok := p.boolean()
+					b, ok := p.Bool()
 					st.allowed = b
 					return ok
 				case 1:
-					b, ok := p.boolean()
+					b, ok := p.Bool()
 					st.denied = b
 					return ok
 				case 2:
-					v, ok := p.str()
+					v, ok := p.Str()
 					st.reason = string(v)
 					return ok
 				}
-				_, ok := p.str()
+				_, ok := p.Str()
 				return ok
 			})
 		}
@@ -106,106 +103,5 @@ func fastDecodeReview(body []byte, v1beta1 bool) (reviewStatus, bool) {
 	if !ok {
 		return reviewStatus{}, false
 	}
-	p.space()
-	return st, p.pos == len(p.data)
-}
-
-type fastParser struct {
-	data []byte
-	pos  int
-}
-
-func (p *fastParser) space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (p *fastParser) consume(c byte) bool {
-	p.space()
-	if p.pos < len(p.data) && p.data[p.pos] == c {
-		p.pos++
-		return true
-	}
-	return false
-}
-
-// object reads {"key": value, ...}, calling member to read each value.
-func (p *fastParser) object(member func(key []byte) bool) bool {
-	if !p.consume('{') {
-		return false
-	}
-	if p.consume('}') {
-		return true
-	}
-	for {
-		key, ok := p.str()
-		if !ok || !p.consume(':') || !member(key) {
-			return false
-		}
-		if p.consume(',') {
-			continue
-		}
-		return p.consume('}')
-	}
-}
-
-// str reads a string without escapes or control characters, in valid UTF-8.
-func (p *fastParser) str() ([]byte, bool) {
-	if !p.consume('"') {
-		return nil, false
-	}
-	end := bytes.IndexByte(p.data[p.pos:], '"')
-	if end < 0 {
-		return nil, false
-	}
-	s := p.data[p.pos : p.pos+end]
-	for _, c := range s {
-		if c < 0x20 || c == '\\' {
-			return nil, false
-		}
-	}
-	if !utf8.Valid(s) {
-		return nil, false
-	}
-	p.pos += end + 1
-	return s, true
-}
-
-// emptyObject reads {} (white space allowed), and nothing if it is not there.
-func (p *fastParser) emptyObject() bool {
-	start := p.pos
-	if p.consume('{') && p.consume('}') {
-		return true
-	}
-	p.pos = start
-	return false
-}
-
-func (p *fastParser) null() bool {
-	p.space()
-	if bytes.HasPrefix(p.data[p.pos:], []byte("null")) {
-		p.pos += 4
-		return true
-	}
-	return false
-}
-
-func (p *fastParser) boolean() (bool, bool) {
-	p.space()
-	rest := p.data[p.pos:]
-	switch {
-	case bytes.HasPrefix(rest, []byte("true")):
-		p.pos += 4
-		return true, true
-	case bytes.HasPrefix(rest, []byte("false")):
-		p.pos += 5
-		return false, true
-	}
-	return false, false
+	return st, p.End()
 }

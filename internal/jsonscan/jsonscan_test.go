@@ -1,0 +1,108 @@
+package jsonscan
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestInt32(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int32
+		ok   bool
+	}{
+		{"0", 0, true},
+		{" 400", 400, true},
+		{"-17", -17, true},
+		{"2147483647", 2147483647, true},
+		{"-2147483648", -2147483648, true},
+		{"2147483648", 0, false},
+		{"-2147483649", 0, false},
+		{"99999999999", 0, false},
+		{"012", 0, false},
+		{"-0", 0, false},
+		{"-", 0, false},
+		{"", 0, false},
+		{"1.0", 0, false},
+		{"1e3", 0, false},
+		{"1E3", 0, false},
+		{`"1"`, 0, false},
+	}
+	for _, tt := range tests {
+		s := New([]byte(tt.in))
+		got, ok := s.Int32()
+		if ok != tt.ok || got != tt.want {
+			t.Errorf("Int32(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+		if ok {
+			var v int32
+			if err := json.Unmarshal([]byte(tt.in), &v); err != nil || v != got {
+				t.Errorf("encoding/json reads %q as %d, %v", tt.in, v, err)
+			}
+		} else if s.pos != 0 {
+			t.Errorf("Int32(%q) failed but moved to %d", tt.in, s.pos)
+		}
+	}
+}
+
+func TestStr(t *testing.T) {
+	tests := []struct {
+		in   string
+		want string
+		ok   bool
+	}{
+		{`"abc"`, "abc", true},
+		{` "日本"`, "日本", true},
+		{`""`, "", true},
+		{`"a\"b"`, "", false},
+		{`"a\nb"`, "", false},
+		{"\"a\nb\"", "", false},
+		{"\"\xff\"", "", false},
+		{`"abc`, "", false},
+		{`abc`, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := New([]byte(tt.in)).Str()
+		if ok != tt.ok || string(got) != tt.want {
+			t.Errorf("Str(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestObjectAndArray(t *testing.T) {
+	s := New([]byte(" {\"a\" : [ 1 ,2], \"b\":{},\"c\":null,\"d\":[]}\r\n"))
+	var keys []string
+	var ints []int32
+	ok := s.Object(func(key []byte) bool {
+		keys = append(keys, string(key))
+		switch string(key) {
+		case "a", "d":
+			return s.Array(func() bool {
+				n, ok := s.Int32()
+				ints = append(ints, n)
+				return ok
+			})
+		case "b":
+			return s.EmptyObject()
+		}
+		return s.Null()
+	})
+	if !ok || !s.End() {
+		t.Fatalf("not read: ok %v, at %d", ok, s.pos)
+	}
+	if len(keys) != 4 || len(ints) != 2 || ints[1] != 2 {
+		t.Errorf("keys %q, ints %v", keys, ints)
+	}
+	for _, bad := range []string{`{"a":1,}`, `{"a"}`, `[1,]`, `{"a":1`, `[1 2]`} {
+		s := New([]byte(bad))
+		var ok bool
+		if bad[0] == '{' {
+			ok = s.Object(func([]byte) bool { _, ok := s.Int32(); return ok })
+		} else {
+			ok = s.Array(func() bool { _, ok := s.Int32(); return ok })
+		}
+		if ok && s.End() {
+			t.Errorf("%q read as valid", bad)
+		}
+	}
+}
