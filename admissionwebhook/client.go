@@ -326,6 +326,22 @@ func (c *client) post(ctx context.Context, w *wire, body []byte, into runtime.Ob
 	if len(data) == 0 {
 		return fmt.Errorf("0-length response with status code: %d and content type: %s", resp.StatusCode, contentType)
 	}
+	return w.decodeAnswer(data, into)
+}
+
+// decodeAnswer decodes a 2xx answer into into, an empty AdmissionReview:
+// the common shapes without reflection (fastDecodeAnswer), anything else
+// with the codec (decodeExact).
+func (w *wire) decodeAnswer(data []byte, into runtime.Object) error {
+	if fastDecodeAnswer(data, into) {
+		return nil
+	}
+	return w.decodeExact(data, into)
+}
+
+// decodeExact decodes a 2xx answer into into as the REST client does, with
+// its errors.
+func (w *wire) decodeExact(data []byte, into runtime.Object) error {
 	out, _, err := w.codec.Decode(data, nil, into)
 	if err != nil || out == into {
 		return err
