@@ -28,22 +28,24 @@ import (
 // retryAfterSeconds and causes of reason, message and field). Every key is
 // spelled exactly (the codec is case sensitive), at most once in its
 // object; any value but apiVersion's and kind's may be null (the field's
-// zero value, as encoding/json leaves it). Strings are jsonscan's (no
-// escapes, valid UTF-8), numbers int32s in jsonscan's form. Anything else
-// (an unknown field, an escape, a duplicate key, another kind, a number out
-// of that form) reports false and leaves into untouched: the caller decodes
-// it with the codec.
+// zero value, as encoding/json leaves it). Strings are read by jsonscan's
+// Unquote (valid UTF-8, escapes but surrogates; keys, apiVersion and kind
+// without escapes), numbers by its Int32. Anything else (an unknown field,
+// a surrogate escape, a duplicate key, another kind, a number out of that
+// form) reports false and leaves into untouched: the caller decodes it with
+// the codec.
 func fastDecodeAnswer(data []byte, into runtime.Object) bool {
+	const v1, v1beta1 = "admission.k8s.io/v1", "admission.k8s.io/v1beta1"
 	switch r := into.(type) {
 	case *admissionv1.AdmissionReview:
 		if r.TypeMeta != (metav1.TypeMeta{}) || r.Request != nil || r.Response != nil {
 			return false
 		}
-		resp, ok := fastDecodeReview(data, admissionv1.SchemeGroupVersion.String())
+		resp, ok := fastDecodeReview(data, v1)
 		if !ok {
 			return false
 		}
-		r.APIVersion = admissionv1.SchemeGroupVersion.String()
+		r.APIVersion = v1
 		r.Kind = "AdmissionReview"
 		if resp != nil {
 			r.Response = &admissionv1.AdmissionResponse{
@@ -61,11 +63,11 @@ func fastDecodeAnswer(data []byte, into runtime.Object) bool {
 		if r.TypeMeta != (metav1.TypeMeta{}) || r.Request != nil || r.Response != nil {
 			return false
 		}
-		resp, ok := fastDecodeReview(data, admissionv1beta1.SchemeGroupVersion.String())
+		resp, ok := fastDecodeReview(data, v1beta1)
 		if !ok {
 			return false
 		}
-		r.APIVersion = admissionv1beta1.SchemeGroupVersion.String()
+		r.APIVersion = v1beta1
 		r.Kind = "AdmissionReview"
 		if resp != nil {
 			r.Response = &admissionv1beta1.AdmissionResponse{
@@ -168,7 +170,7 @@ func fastDecodeResponse(s *jsonscan.Scanner, r *fastResponse) bool {
 		}
 		switch i {
 		case 0:
-			v, ok := s.Str()
+			v, ok := s.String()
 			r.uid = types.UID(v)
 			return ok
 		case 1:
@@ -179,7 +181,7 @@ func fastDecodeResponse(s *jsonscan.Scanner, r *fastResponse) bool {
 			r.result = &metav1.Status{}
 			return fastDecodeStatus(s, r.result)
 		case 3:
-			v, ok := s.Str()
+			v, ok := s.Unquote()
 			if !ok {
 				return false
 			}
@@ -189,9 +191,8 @@ func fastDecodeResponse(s *jsonscan.Scanner, r *fastResponse) bool {
 			r.patch = r.patch[:n]
 			return err == nil
 		case 4:
-			v, ok := s.Str()
-			t := string(v)
-			r.patchType = &t
+			v, ok := s.String()
+			r.patchType = &v
 			return ok
 		case 5:
 			r.auditAnnotations = map[string]string{}
@@ -199,16 +200,9 @@ func fastDecodeResponse(s *jsonscan.Scanner, r *fastResponse) bool {
 				if _, dup := r.auditAnnotations[string(key)]; dup {
 					return false
 				}
-				var v string
-				if !s.Null() {
-					b, ok := s.Str()
-					if !ok {
-						return false
-					}
-					v = string(b)
-				}
+				v, ok := str(s)
 				r.auditAnnotations[string(key)] = v
-				return true
+				return ok
 			})
 		}
 		r.warnings = []string{}
@@ -225,8 +219,7 @@ func str(s *jsonscan.Scanner) (string, bool) {
 	if s.Null() {
 		return "", true
 	}
-	v, ok := s.Str()
-	return string(v), ok
+	return s.String()
 }
 
 // fastDecodeStatus reads a metav1.Status.

@@ -11,6 +11,7 @@ package jsonscan
 import (
 	"bytes"
 	"math"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -191,4 +192,105 @@ func (s *Scanner) Int32() (int32, bool) {
 		return 0, false
 	}
 	return int32(n), true
+}
+
+// String reads a string as encoding/json decodes it (see Unquote).
+func (s *Scanner) String() (string, bool) {
+	v, ok := s.Unquote()
+	return string(v), ok
+}
+
+// Unquote reads a string as encoding/json decodes it, in valid UTF-8,
+// with the escapes \" \\ \/ \b \f \n \r \t and \uXXXX outside the
+// surrogates; a string with any other escape (a surrogate, which
+// encoding/json pairs or replaces) or a control character is not read. The
+// content is a slice of the document when it has no escape.
+func (s *Scanner) Unquote() ([]byte, bool) {
+	start := s.pos
+	if !s.Consume('"') {
+		return nil, false
+	}
+	i := s.pos
+	for i < len(s.data) && s.data[i] != '"' && s.data[i] != '\\' {
+		i++
+	}
+	if i < len(s.data) && s.data[i] == '"' {
+		// No escape: what Str reads.
+		s.pos = start
+		return s.Str()
+	}
+	out := make([]byte, 0, i-s.pos+16)
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			if !utf8.Valid(out) {
+				s.pos = start
+				return nil, false
+			}
+			s.pos++
+			return out, true
+		case c < 0x20:
+			s.pos = start
+			return nil, false
+		case c != '\\':
+			out = append(out, c)
+			s.pos++
+			continue
+		}
+		if s.pos+1 >= len(s.data) {
+			break
+		}
+		e := s.data[s.pos+1]
+		s.pos += 2
+		switch e {
+		case '"', '\\', '/':
+			out = append(out, e)
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := s.hex4()
+			if !ok || utf16.IsSurrogate(r) {
+				s.pos = start
+				return nil, false
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			s.pos = start
+			return nil, false
+		}
+	}
+	s.pos = start
+	return nil, false
+}
+
+// hex4 reads the four hexadecimal digits of a \u escape.
+func (s *Scanner) hex4() (rune, bool) {
+	if len(s.data)-s.pos < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s.data[s.pos : s.pos+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r*16 + rune(c)
+	}
+	s.pos += 4
+	return r, true
 }

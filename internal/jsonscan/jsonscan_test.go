@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -103,6 +104,24 @@ func TestObjectAndArray(t *testing.T) {
 		}
 		if ok && s.End() {
 			t.Errorf("%q read as valid", bad)
+		}
+	}
+}
+
+func TestUnquote(t *testing.T) {
+	for _, in := range []string{
+		`"abc"`, `""`, `"a\"b"`, `"\\\/\b\f\n\r\t"`, `"\u0041\u00e9\u65e5\uFFFF"`, `"日本\u0020x"`,
+		`"\ud83d\ude00"`, `"\ud800"`, `"\x"`, `"\u12"`, `"\u12g4"`, "\"a\nb\"", "\"\xff\\n\"", `"a\"`, `"\`,
+	} {
+		s := New([]byte(in))
+		got, ok := s.Unquote()
+		var want string
+		err := json.Unmarshal([]byte(in), &want)
+		if ok && (err != nil || string(got) != want || !s.End()) {
+			t.Errorf("Unquote(%q) = %q; encoding/json: %q, %v", in, got, want, err)
+		}
+		if !ok && err == nil && !strings.Contains(in, `\ud`) && !strings.Contains(in, "\xff") {
+			t.Errorf("Unquote(%q) failed; encoding/json reads %q", in, want)
 		}
 	}
 }
