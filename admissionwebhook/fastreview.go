@@ -36,179 +36,122 @@ import (
 // the codec.
 func fastDecodeAnswer(data []byte, into runtime.Object) bool {
 	const v1, v1beta1 = "admission.k8s.io/v1", "admission.k8s.io/v1beta1"
+	var tm *metav1.TypeMeta
+	var apiVersion string
 	switch r := into.(type) {
 	case *admissionv1.AdmissionReview:
-		if r.TypeMeta != (metav1.TypeMeta{}) || r.Request != nil || r.Response != nil {
+		if r.Request != nil || r.Response != nil {
 			return false
 		}
-		resp, ok := fastDecodeReview(data, v1)
-		if !ok {
-			return false
-		}
-		r.APIVersion = v1
-		r.Kind = "AdmissionReview"
-		if resp != nil {
-			r.Response = &admissionv1.AdmissionResponse{
-				UID:              resp.uid,
-				Allowed:          resp.allowed,
-				Result:           resp.result,
-				Patch:            resp.patch,
-				PatchType:        (*admissionv1.PatchType)(resp.patchType),
-				AuditAnnotations: resp.auditAnnotations,
-				Warnings:         resp.warnings,
-			}
-		}
-		return true
+		tm, apiVersion = &r.TypeMeta, v1
 	case *admissionv1beta1.AdmissionReview:
-		if r.TypeMeta != (metav1.TypeMeta{}) || r.Request != nil || r.Response != nil {
+		if r.Request != nil || r.Response != nil {
 			return false
 		}
-		resp, ok := fastDecodeReview(data, v1beta1)
-		if !ok {
-			return false
-		}
-		r.APIVersion = v1beta1
-		r.Kind = "AdmissionReview"
-		if resp != nil {
-			r.Response = &admissionv1beta1.AdmissionResponse{
-				UID:              resp.uid,
-				Allowed:          resp.allowed,
-				Result:           resp.result,
-				Patch:            resp.patch,
-				PatchType:        (*admissionv1beta1.PatchType)(resp.patchType),
-				AuditAnnotations: resp.auditAnnotations,
-				Warnings:         resp.warnings,
-			}
-		}
+		tm, apiVersion = &r.TypeMeta, v1beta1
+	default:
+		return false
+	}
+	if *tm != (metav1.TypeMeta{}) {
+		return false
+	}
+	resp, ok := fastDecodeReview(data, apiVersion)
+	if !ok {
+		return false
+	}
+	tm.APIVersion, tm.Kind = apiVersion, "AdmissionReview"
+	if resp == nil {
 		return true
 	}
-	return false
+	switch r := into.(type) {
+	case *admissionv1.AdmissionReview:
+		r.Response = resp
+	case *admissionv1beta1.AdmissionReview:
+		// The same fields, but for the type of patchType.
+		r.Response = &admissionv1beta1.AdmissionResponse{UID: resp.UID, Allowed: resp.Allowed, Result: resp.Result, Patch: resp.Patch, PatchType: (*admissionv1beta1.PatchType)(resp.PatchType), AuditAnnotations: resp.AuditAnnotations, Warnings: resp.Warnings}
+	}
+	return true
 }
 
-// fastResponse is an AdmissionResponse of either version (their fields are
-// the same).
-type fastResponse struct {
-	uid              types.UID
-	allowed          bool
-	result           *metav1.Status
-	patch            []byte
-	patchType        *string
-	auditAnnotations map[string]string
-	warnings         []string
-}
-
-// fastDecodeReview reads an AdmissionReview of apiVersion; its response is
-// nil when there is none (or it is null).
-func fastDecodeReview(data []byte, apiVersion string) (*fastResponse, bool) {
+// fastDecodeReview reads an AdmissionReview of apiVersion, its response in
+// v1's type (v1beta1's has the same fields); nil when there is none (or it
+// is null).
+func fastDecodeReview(data []byte, apiVersion string) (*admissionv1.AdmissionResponse, bool) {
 	s := jsonscan.New(data)
-	var resp *fastResponse
-	var seen [4]bool
-	ok := s.Object(func(key []byte) bool {
-		i := -1
-		switch string(key) {
-		case "apiVersion":
-			i = 0
-		case "kind":
-			i = 1
-		case "response":
-			i = 2
-		case "request":
-			i = 3
-		}
-		if i < 0 || seen[i] {
-			return false
-		}
-		seen[i] = true
+	var resp *admissionv1.AdmissionResponse
+	var seenAPIVersion, seenKind bool
+	ok := s.Fields([]string{"apiVersion", "kind", "response", "request"}, func(i int) bool {
 		switch i {
 		case 0:
+			seenAPIVersion = true
 			v, ok := s.Str()
 			return ok && string(v) == apiVersion
 		case 1:
+			seenKind = true
 			v, ok := s.Str()
 			return ok && string(v) == "AdmissionReview"
 		case 2:
 			if s.Null() {
 				return true
 			}
-			resp = &fastResponse{}
+			resp = &admissionv1.AdmissionResponse{}
 			return fastDecodeResponse(s, resp)
 		}
 		return s.Null()
 	})
-	if !ok || !seen[0] || !seen[1] || !s.End() {
+	if !ok || !seenAPIVersion || !seenKind || !s.End() {
 		return nil, false
 	}
 	return resp, true
 }
 
-func fastDecodeResponse(s *jsonscan.Scanner, r *fastResponse) bool {
-	var seen [7]bool
-	return s.Object(func(key []byte) bool {
-		i := -1
-		switch string(key) {
-		case "uid":
-			i = 0
-		case "allowed":
-			i = 1
-		case "status":
-			i = 2
-		case "patch":
-			i = 3
-		case "patchType":
-			i = 4
-		case "auditAnnotations":
-			i = 5
-		case "warnings":
-			i = 6
-		}
-		if i < 0 || seen[i] {
-			return false
-		}
-		seen[i] = true
+func fastDecodeResponse(s *jsonscan.Scanner, r *admissionv1.AdmissionResponse) bool {
+	return s.Fields([]string{"uid", "allowed", "status", "patch", "patchType", "auditAnnotations", "warnings"}, func(i int) bool {
 		if s.Null() {
 			return true
 		}
 		switch i {
 		case 0:
 			v, ok := s.String()
-			r.uid = types.UID(v)
+			r.UID = types.UID(v)
 			return ok
 		case 1:
 			v, ok := s.Bool()
-			r.allowed = v
+			r.Allowed = v
 			return ok
 		case 2:
-			r.result = &metav1.Status{}
-			return fastDecodeStatus(s, r.result)
+			r.Result = &metav1.Status{}
+			return fastDecodeStatus(s, r.Result)
 		case 3:
 			v, ok := s.Unquote()
 			if !ok {
 				return false
 			}
 			// As encoding/json decodes a []byte.
-			r.patch = make([]byte, base64.StdEncoding.DecodedLen(len(v)))
-			n, err := base64.StdEncoding.Decode(r.patch, v)
-			r.patch = r.patch[:n]
+			r.Patch = make([]byte, base64.StdEncoding.DecodedLen(len(v)))
+			n, err := base64.StdEncoding.Decode(r.Patch, v)
+			r.Patch = r.Patch[:n]
 			return err == nil
 		case 4:
 			v, ok := s.String()
-			r.patchType = &v
+			t := admissionv1.PatchType(v)
+			r.PatchType = &t
 			return ok
 		case 5:
-			r.auditAnnotations = map[string]string{}
+			r.AuditAnnotations = map[string]string{}
 			return s.Object(func(key []byte) bool {
-				if _, dup := r.auditAnnotations[string(key)]; dup {
+				if _, dup := r.AuditAnnotations[string(key)]; dup {
 					return false
 				}
 				v, ok := str(s)
-				r.auditAnnotations[string(key)] = v
+				r.AuditAnnotations[string(key)] = v
 				return ok
 			})
 		}
-		r.warnings = []string{}
+		r.Warnings = []string{}
 		return s.Array(func() bool {
 			v, ok := str(s)
-			r.warnings = append(r.warnings, v)
+			r.Warnings = append(r.Warnings, v)
 			return ok
 		})
 	})
@@ -224,31 +167,7 @@ func str(s *jsonscan.Scanner) (string, bool) {
 
 // fastDecodeStatus reads a metav1.Status.
 func fastDecodeStatus(s *jsonscan.Scanner, st *metav1.Status) bool {
-	var seen [8]bool
-	return s.Object(func(key []byte) bool {
-		i := -1
-		switch string(key) {
-		case "kind":
-			i = 0
-		case "apiVersion":
-			i = 1
-		case "metadata":
-			i = 2
-		case "status":
-			i = 3
-		case "message":
-			i = 4
-		case "reason":
-			i = 5
-		case "details":
-			i = 6
-		case "code":
-			i = 7
-		}
-		if i < 0 || seen[i] {
-			return false
-		}
-		seen[i] = true
+	return s.Fields([]string{"kind", "apiVersion", "metadata", "status", "message", "reason", "details", "code"}, func(i int) bool {
 		if s.Null() {
 			return true
 		}
@@ -259,7 +178,16 @@ func fastDecodeStatus(s *jsonscan.Scanner, st *metav1.Status) bool {
 		case 1:
 			st.APIVersion, ok = str(s)
 		case 2:
-			ok = fastDecodeListMeta(s, &st.ListMeta)
+			// Without selfLink (deprecated) or remainingItemCount.
+			ok = s.Fields([]string{"resourceVersion", "continue"}, func(i int) bool {
+				var ok bool
+				if i == 0 {
+					st.ResourceVersion, ok = str(s)
+				} else {
+					st.Continue, ok = str(s)
+				}
+				return ok
+			})
 		case 3:
 			st.Status, ok = str(s)
 		case 4:
@@ -278,52 +206,9 @@ func fastDecodeStatus(s *jsonscan.Scanner, st *metav1.Status) bool {
 	})
 }
 
-// fastDecodeListMeta reads a Status's metadata, without selfLink
-// (deprecated) or remainingItemCount.
-func fastDecodeListMeta(s *jsonscan.Scanner, m *metav1.ListMeta) bool {
-	var seen [2]bool
-	return s.Object(func(key []byte) bool {
-		var field *string
-		i := -1
-		switch string(key) {
-		case "resourceVersion":
-			i, field = 0, &m.ResourceVersion
-		case "continue":
-			i, field = 1, &m.Continue
-		}
-		if i < 0 || seen[i] {
-			return false
-		}
-		seen[i] = true
-		var ok bool
-		*field, ok = str(s)
-		return ok
-	})
-}
-
 // fastDecodeDetails reads a Status's details.
 func fastDecodeDetails(s *jsonscan.Scanner, d *metav1.StatusDetails) bool {
-	var seen [6]bool
-	return s.Object(func(key []byte) bool {
-		i := -1
-		switch string(key) {
-		case "name":
-			i = 0
-		case "group":
-			i = 1
-		case "kind":
-			i = 2
-		case "uid":
-			i = 3
-		case "causes":
-			i = 4
-		case "retryAfterSeconds":
-			i = 5
-		}
-		if i < 0 || seen[i] {
-			return false
-		}
-		seen[i] = true
+	return s.Fields([]string{"name", "group", "kind", "uid", "causes", "retryAfterSeconds"}, func(i int) bool {
 		if s.Null() {
 			return true
 		}
@@ -358,21 +243,7 @@ func fastDecodeDetails(s *jsonscan.Scanner, d *metav1.StatusDetails) bool {
 
 // fastDecodeCause reads one of a Status's causes.
 func fastDecodeCause(s *jsonscan.Scanner, c *metav1.StatusCause) bool {
-	var seen [3]bool
-	return s.Object(func(key []byte) bool {
-		i := -1
-		switch string(key) {
-		case "reason":
-			i = 0
-		case "message":
-			i = 1
-		case "field":
-			i = 2
-		}
-		if i < 0 || seen[i] {
-			return false
-		}
-		seen[i] = true
+	return s.Fields([]string{"reason", "message", "field"}, func(i int) bool {
 		v, ok := str(s)
 		switch i {
 		case 0:

@@ -20,85 +20,42 @@ func fastDecodeReview(body []byte, v1beta1 bool) (reviewStatus, bool) {
 	}
 	p := jsonscan.New(body)
 	var st reviewStatus
-	var seenAPIVersion, seenKind, seenStatus, seenMetadata, seenSpec bool
-	ok := p.Object(func(key []byte) bool {
-		switch string(key) {
-		case "metadata":
+	ok := p.Fields([]string{"metadata", "spec", "apiVersion", "kind", "status"}, func(i int) bool {
+		switch i {
+		case 0:
 			// Empty metadata, as encoding/json writes it for an answer built
 			// from the API types (older versions write a null timestamp).
-			if seenMetadata {
-				return false
-			}
-			seenMetadata = true
 			if p.EmptyObject() {
 				return true
 			}
-			return p.Object(func(key []byte) bool {
-				return string(key) == "creationTimestamp" && p.Null()
-			})
-		case "spec":
-			if seenSpec {
-				return false
-			}
-			seenSpec = true
+			return p.Fields([]string{"creationTimestamp"}, func(int) bool { return p.Null() })
+		case 1:
 			return p.EmptyObject()
-		case "apiVersion":
-			if seenAPIVersion {
-				return false
-			}
-			seenAPIVersion = true
+		case 2:
 			v, ok := p.Str()
 			return ok && string(v) == apiVersion
-		case "kind":
-			if seenKind {
-				return false
-			}
-			seenKind = true
+		case 3:
 			v, ok := p.Str()
 			return ok && string(v) == "SubjectAccessReview"
-		case "status":
-			if seenStatus {
-				return false
-			}
-			seenStatus = true
-			var seen [4]bool
-			return p.Object(func(key []byte) bool {
-				var i int
-				switch string(key) {
-				case "allowed":
-					i = 0
-				case "denied":
-					i = 1
-				case "reason":
-					i = 2
-				case "evaluationError":
-					i = 3
-				default:
-					return false
-				}
-				if seen[i] {
-					return false
-				}
-				seen[i] = true
-				switch i {
-				case 0:
-					b, ok := p.Bool()
-					st.allowed = b
-					return ok
-				case 1:
-					b, ok := p.Bool()
-					st.denied = b
-					return ok
-				case 2:
-					v, ok := p.Str()
-					st.reason = string(v)
-					return ok
-				}
-				_, ok := p.Str()
-				return ok
-			})
 		}
-		return false
+		return p.Fields([]string{"allowed", "denied", "reason", "evaluationError"}, func(i int) bool {
+			switch i {
+			case 0:
+				b, ok := p.Bool()
+				st.allowed = b
+				return ok
+			case 1:
+				b, ok := p.Bool()
+				st.denied = b
+				return ok
+			case 2:
+				v, ok := p.Str()
+				st.reason = string(v)
+				return ok
+			}
+			_, ok := p.Str()
+			return ok
+		})
 	})
 	if !ok {
 		return reviewStatus{}, false

@@ -75,6 +75,25 @@ func (s *Scanner) Object(member func(key []byte) bool) bool {
 	}
 }
 
+// Fields reads an object whose keys are among names (at most 64), each at
+// most once, calling member with the key's index in names to read its
+// value. An object with another key, or a key twice, is not read.
+func (s *Scanner) Fields(names []string, member func(i int) bool) bool {
+	var seen uint64
+	return s.Object(func(key []byte) bool {
+		for i, name := range names {
+			if string(key) == name {
+				if seen&(1<<i) != 0 {
+					return false
+				}
+				seen |= 1 << i
+				return member(i)
+			}
+		}
+		return false
+	})
+}
+
 // Array reads [value, ...], calling elem to read each value.
 func (s *Scanner) Array(elem func() bool) bool {
 	if !s.Consume('[') {

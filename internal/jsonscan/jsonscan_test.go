@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -122,6 +123,33 @@ func TestUnquote(t *testing.T) {
 		}
 		if !ok && err == nil && !strings.Contains(in, `\ud`) && !strings.Contains(in, "\xff") {
 			t.Errorf("Unquote(%q) failed; encoding/json reads %q", in, want)
+		}
+	}
+}
+
+func TestFields(t *testing.T) {
+	tests := []struct {
+		in   string
+		ok   bool
+		seen []int
+	}{
+		{`{"a":1,"b":2}`, true, []int{0, 1}},
+		{`{"b":2,"a":1}`, true, []int{1, 0}},
+		{`{}`, true, nil},
+		{`{"a":1,"a":2}`, false, []int{0}},
+		{`{"a":1,"c":2}`, false, []int{0}},
+		{`{"A":1}`, false, nil},
+	}
+	for _, tt := range tests {
+		s := New([]byte(tt.in))
+		var seen []int
+		ok := s.Fields([]string{"a", "b"}, func(i int) bool {
+			seen = append(seen, i)
+			_, ok := s.Int32()
+			return ok
+		})
+		if ok != tt.ok || fmt.Sprint(seen) != fmt.Sprint(tt.seen) {
+			t.Errorf("Fields(%q) = %v, read %v; want %v, %v", tt.in, ok, seen, tt.ok, tt.seen)
 		}
 	}
 }
