@@ -38,7 +38,11 @@
 // client retries it. The answer is decoded and checked as kube-apiserver's request
 // package checks it (in v1: the request's uid, kind AdmissionReview of
 // admission.k8s.io/v1, patch and patchType together and only for mutating
-// webhooks; in v1beta1 only the presence of a response).
+// webhooks; in v1beta1 only the presence of a response). An answer of the
+// usual shape (the review's apiVersion and kind, a response of known
+// fields, each once, with values of their types) is read without the codec
+// and to the same review; any other goes through the codec, with its
+// errors.
 //
 // # Failures
 //
