@@ -134,22 +134,23 @@ func (e *reviewEncoder) end(u *authenticationv1.UserInfo, object, oldObject *run
 }
 
 func (e *reviewEncoder) gvk(k metav1.GroupVersionKind) {
-	e.b = append(e.b, `{"group":`...)
-	e.str(k.Group)
-	e.b = append(e.b, `,"version":`...)
-	e.str(k.Version)
-	e.b = append(e.b, `,"kind":`...)
-	e.str(k.Kind)
-	e.b = append(e.b, '}')
+	e.groupVersion(k.Group, k.Version, "kind", k.Kind)
 }
 
 func (e *reviewEncoder) gvr(r metav1.GroupVersionResource) {
+	e.groupVersion(r.Group, r.Version, "resource", r.Resource)
+}
+
+// groupVersion writes {"group":group,"version":version,"key":value}.
+func (e *reviewEncoder) groupVersion(group, version, key, value string) {
 	e.b = append(e.b, `{"group":`...)
-	e.str(r.Group)
+	e.str(group)
 	e.b = append(e.b, `,"version":`...)
-	e.str(r.Version)
-	e.b = append(e.b, `,"resource":`...)
-	e.str(r.Resource)
+	e.str(version)
+	e.b = append(e.b, ',', '"')
+	e.b = append(e.b, key...)
+	e.b = append(e.b, '"', ':')
+	e.str(value)
 	e.b = append(e.b, '}')
 }
 
