@@ -26,9 +26,11 @@
 // subResource, requestKind, requestResource, requestSubResource, name,
 // namespace, operation, userInfo, object and oldObject (a built-in kind's
 // through its Go type, so in its field order and with its non-omitempty
-// fields), dryRun and options. It is posted with TLS (a webhook's caBundle
-// as its only roots, the system's when empty; TLS 1.2 at least; HTTP/1.1
-// but for a loopback URL), to the url, or for a service to
+// fields), dryRun and options (a review whose strings need no escaping is
+// written without the codec, to the same bytes). It is posted with TLS (a
+// webhook's caBundle as its only roots, the system's when empty; TLS 1.2
+// at least; HTTP/1.1 but for a loopback URL), to the url, or for a service
+// to
 // https://<name>.<namespace>.svc:<port><path> (port 443 by default)
 // connecting to the address the [ServiceResolver] gives, with user agent
 // kube-apiserver-admission, within the webhook's timeoutSeconds and 30
