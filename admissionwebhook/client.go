@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -98,19 +97,62 @@ func newClients(o *Options) *clients {
 
 // clientFor returns the client of cc, built once per distinct clientConfig.
 func (c *clients) clientFor(webhook string, cc *admissionregistrationv1.WebhookClientConfig) (*client, error) {
-	key, err := json.Marshal(cc)
-	if err != nil {
-		return nil, err
-	}
-	if v, ok := c.cache.Get(string(key)); ok {
+	key := clientKey(cc)
+	if v, ok := c.cache.Get(key); ok {
 		return v.(*client), nil
 	}
 	cl, err := c.build(webhook, cc)
 	if err != nil {
 		return nil, err
 	}
-	c.cache.Add(string(key), cl)
+	c.cache.Add(key, cl)
 	return cl, nil
+}
+
+// clientKey is cc's key in the client cache: each of its fields, absent or
+// length-prefixed, so that two clientConfigs have the same key only when
+// they are the same (an empty caBundle counts as none), without the
+// reflection and base64 of the JSON that kube-apiserver's client manager
+// keys its clients by.
+func clientKey(cc *admissionregistrationv1.WebhookClientConfig) string {
+	b := make([]byte, 0, 64+len(cc.CABundle))
+	str := func(present bool, s string) {
+		if !present {
+			b = append(b, '-')
+			return
+		}
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+	}
+	str(cc.URL != nil, deref(cc.URL))
+	if svc := cc.Service; svc != nil {
+		b = append(b, 's')
+		str(true, svc.Namespace)
+		str(true, svc.Name)
+		str(svc.Path != nil, deref(svc.Path))
+		if svc.Port != nil {
+			b = strconv.AppendInt(b, int64(*svc.Port), 10)
+		}
+		b = append(b, ';')
+	} else {
+		b = append(b, '-')
+	}
+	if len(cc.CABundle) > 0 {
+		b = strconv.AppendInt(b, int64(len(cc.CABundle)), 10)
+		b = append(b, ':')
+		b = append(b, cc.CABundle...)
+	} else {
+		b = append(b, '-')
+	}
+	return string(b)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 func (c *clients) build(webhook string, cc *admissionregistrationv1.WebhookClientConfig) (*client, error) {
@@ -326,6 +368,22 @@ func (c *client) post(ctx context.Context, w *wire, body []byte, into runtime.Ob
 	if len(data) == 0 {
 		return fmt.Errorf("0-length response with status code: %d and content type: %s", resp.StatusCode, contentType)
 	}
+	return w.decodeAnswer(data, into)
+}
+
+// decodeAnswer decodes a 2xx answer into into, an empty AdmissionReview:
+// the common shapes without reflection (fastDecodeAnswer), anything else
+// with the codec (decodeExact).
+func (w *wire) decodeAnswer(data []byte, into runtime.Object) error {
+	if fastDecodeAnswer(data, into) {
+		return nil
+	}
+	return w.decodeExact(data, into)
+}
+
+// decodeExact decodes a 2xx answer into into as the REST client does, with
+// its errors.
+func (w *wire) decodeExact(data []byte, into runtime.Object) error {
 	out, _, err := w.codec.Decode(data, nil, into)
 	if err != nil || out == into {
 		return err

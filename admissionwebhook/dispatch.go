@@ -17,7 +17,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/utils/clock"
 
 	"github.com/gatehouse-dev/gatehouse/admissionmanifest"
@@ -232,8 +231,47 @@ type annotations struct {
 	request  map[string]string
 }
 
+// annotationKey tells whether key is a prefixed qualified name, as
+// kube-apiserver checks the keys of audit annotations
+// (len(strings.Split(key, "/")) == 2 && len(validation.IsQualifiedName(key))
+// == 0), without regular expressions: a DNS-1123 subdomain of at most 253
+// characters, a slash, and a name of at most 63 alphanumeric characters,
+// '-', '_' or '.', starting and ending alphanumeric.
+func annotationKey(key string) bool {
+	prefix, name, ok := strings.Cut(key, "/")
+	if !ok || len(prefix) == 0 || len(prefix) > 253 || len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	// The subdomain: labels of [a-z0-9-], separated by dots, each starting
+	// and ending with [a-z0-9].
+	start := 0
+	for i := 0; i <= len(prefix); i++ {
+		if i < len(prefix) && prefix[i] != '.' {
+			c := prefix[i]
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+			continue
+		}
+		if i == start || prefix[start] == '-' || prefix[i-1] == '-' {
+			return false
+		}
+		start = i + 1
+	}
+	alnum := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }
+	if !alnum(name[0]) || !alnum(name[len(name)-1]) {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !alnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
 func (a *annotations) add(key, value string, requestLevel bool) {
-	if len(strings.Split(key, "/")) != 2 || len(validation.IsQualifiedName(key)) != 0 {
+	if !annotationKey(key) {
 		return
 	}
 	a.mu.Lock()

@@ -26,9 +26,11 @@
 // subResource, requestKind, requestResource, requestSubResource, name,
 // namespace, operation, userInfo, object and oldObject (a built-in kind's
 // through its Go type, so in its field order and with its non-omitempty
-// fields), dryRun and options. It is posted with TLS (a webhook's caBundle
-// as its only roots, the system's when empty; TLS 1.2 at least; HTTP/1.1
-// but for a loopback URL), to the url, or for a service to
+// fields), dryRun and options (a review whose strings need no escaping is
+// written without the codec, to the same bytes). It is posted with TLS (a
+// webhook's caBundle as its only roots, the system's when empty; TLS 1.2
+// at least; HTTP/1.1 but for a loopback URL), to the url, or for a service
+// to
 // https://<name>.<namespace>.svc:<port><path> (port 443 by default)
 // connecting to the address the [ServiceResolver] gives, with user agent
 // kube-apiserver-admission, within the webhook's timeoutSeconds and 30
@@ -38,7 +40,11 @@
 // client retries it. The answer is decoded and checked as kube-apiserver's request
 // package checks it (in v1: the request's uid, kind AdmissionReview of
 // admission.k8s.io/v1, patch and patchType together and only for mutating
-// webhooks; in v1beta1 only the presence of a response).
+// webhooks; in v1beta1 only the presence of a response). An answer of the
+// usual shape (the review's apiVersion and kind, a response of known
+// fields, each once, with values of their types) is read without the codec
+// and to the same review; any other goes through the codec, with its
+// errors.
 //
 // # Failures
 //

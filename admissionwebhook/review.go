@@ -347,7 +347,16 @@ func v1beta1Request(r *admissionv1.AdmissionRequest) *admissionv1beta1.Admission
 	}
 }
 
-// encode is the body kube-apiserver posts.
+// encode is the body kube-apiserver posts: review as the codec encodes
+// it, without the codec for the usual reviews (fastEncodeReview).
 func (w *wire) encode(review runtime.Object) ([]byte, error) {
+	if data, ok := fastEncodeReview(review); ok {
+		return data, nil
+	}
+	return w.encodeExact(review)
+}
+
+// encodeExact is review as the codec encodes it.
+func (w *wire) encodeExact(review runtime.Object) ([]byte, error) {
 	return runtime.Encode(w.codec, review)
 }

@@ -124,15 +124,22 @@ func (d *Dispatcher) validateAll(ctx context.Context, r *Request, t *Trace) (Res
 	warnings := make([][]string, len(matches))
 	outcomes := make([]callOutcome, len(matches))
 	errs := make(chan error, len(matches))
-	var wg sync.WaitGroup
-	for i := range matches {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			warnings[i] = d.validate(ctx, matches[i].Webhook, i, r, invocations[i], ann, errs, &outcomes[i])
-		}()
+	if len(matches) == 1 {
+		// One webhook: called on this goroutine, which spares starting
+		// (and growing the stack of) another; validate recovers its panics
+		// and errs has room for its error, as in the parallel case.
+		warnings[0] = d.validate(ctx, matches[0].Webhook, 0, r, invocations[0], ann, errs, &outcomes[0])
+	} else {
+		var wg sync.WaitGroup
+		for i := range matches {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				warnings[i] = d.validate(ctx, matches[i].Webhook, i, r, invocations[i], ann, errs, &outcomes[i])
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	if len(called) == len(matches) {
 		for i, o := range outcomes {
 			called[i].Called, called[i].Err, called[i].Status, called[i].FailedOpen = true, o.err, o.status, o.failedOpen

@@ -275,3 +275,42 @@ func TestValidateMatchConditions(t *testing.T) {
 	assert.Equal(t, "/called", reqs[0].Path)
 	assert.Equal(t, 1.0, sink.Value(metrics.AdmissionMatchConditionExclusions, "skipped.example.com", "webhook", "validate", "CREATE"))
 }
+
+type panickingTransport struct{}
+
+func (panickingTransport) RoundTrip(*http.Request) (*http.Response, error) { panic("boom") }
+
+// TestValidatePanic: a validating webhook whose call panics fails the
+// request with an internal error, or fails open under failurePolicy
+// Ignore, whether it is the only webhook called (on the caller's
+// goroutine) or one of several (each on its own).
+func TestValidatePanic(t *testing.T) {
+	srv := newServer(t, admissionwebhooktest.Options{})
+	for _, n := range []int{1, 2} {
+		for _, ignored := range []bool{false, true} {
+			var hooks []admissionmanifest.Webhook
+			for i := range n {
+				var mod []func(*admissionregistrationv1.ValidatingWebhook)
+				if ignored {
+					mod = append(mod, ignore)
+				}
+				hooks = append(hooks, validating(srv, string(rune('a'+i))+".example.com", "/allow", mod...))
+			}
+			d, err := admissionwebhook.NewDispatcher(hooks, admissionwebhook.Options{
+				Metrics:       metrics.NewMemory(),
+				WrapTransport: func(http.RoundTripper) http.RoundTripper { return panickingTransport{} },
+			})
+			require.NoError(t, err)
+			res, err := d.Validate(context.Background(), createPod())
+			if ignored {
+				require.NoError(t, err, "%d webhooks", n)
+				require.Len(t, res.FailedOpen, n)
+				assert.EqualError(t, res.FailedOpen[0].Err, "ValidatingAdmissionWebhook/a.example.com has panicked: boom")
+				continue
+			}
+			require.Error(t, err, "%d webhooks", n)
+			assert.True(t, apierrors.IsInternalError(err), "%v", err)
+			assert.Contains(t, err.Error(), "has panicked: boom")
+		}
+	}
+}
