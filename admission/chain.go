@@ -179,7 +179,7 @@ func New(cfg Config, o Options) (*Chain, error) {
 		}
 	}
 	c := &Chain{sink: o.Metrics, clock: o.Clock, podSecurity: o.PodSecurity,
-		enforcesConditions: o.Kube.Enabled(kube.ConditionalAuthorization)}
+		enforcesConditions: kubeversions.Has(o.Kube, kubeversions.ConditionsEnforcerPlugin)}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}
 	}

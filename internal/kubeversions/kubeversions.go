@@ -115,6 +115,11 @@ const (
 	// for and evaluates conditional decisions
 	// (plugin/pkg/authorizer/webhook, gate ConditionalAuthorization, 1.38).
 	ConditionalWebhooks
+	// ConditionsEnforcerPlugin: the admission chain has the
+	// AuthorizationConditionsEnforcer validating plugin, after
+	// ValidatingAdmissionPolicy (pkg/admission/plugin/authorizer/
+	// conditionsenforcer, gate ConditionalAuthorization, 1.38).
+	ConditionsEnforcerPlugin
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -145,6 +150,7 @@ var table = [...]row{
 	ConditionsAwareUnion:                {since: kube.V1_37},
 	ConditionalUnionNamesChecked:        {since: kube.V1_38},
 	ConditionalWebhooks:                 {gate: kube.ConditionalAuthorization},
+	ConditionsEnforcerPlugin:            {gate: kube.ConditionalAuthorization},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

@@ -33,6 +33,7 @@ func TestHas(t *testing.T) {
 		ConditionsAwareUnion:                {false, false, true, true},
 		ConditionalUnionNamesChecked:        {false, false, false, true},
 		ConditionalWebhooks:                 {false, false, false, false},
+		ConditionsEnforcerPlugin:            {false, false, false, false},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
@@ -58,6 +59,7 @@ func TestHas(t *testing.T) {
 	on, err = t138.WithFeatureGate(kube.ConditionalAuthorization, true)
 	require.NoError(t, err)
 	assert.True(t, Has(on, ConditionalWebhooks))
+	assert.True(t, Has(on, ConditionsEnforcerPlugin))
 }
 
 // The admission policies' API versions at each version; a kind or group
