@@ -47,16 +47,17 @@ func (n *Normalizer) AppendJSON(dst []byte, gvk schema.GroupVersionKind, object 
 		setOrDelete(out, "apiVersion", apiVersion)
 		setOrDelete(out, "kind", kind)
 	}
-	b, ok := appendStruct(dst, kp.root, out, 0)
+	b, ok := appendStruct(dst, kp.root, out, object, 0)
 	if !ok {
 		return dst, false
 	}
 	return b, true
 }
 
-// appendStruct writes struct plan n of converted content m.
-func appendStruct(b []byte, n *node, m map[string]any, depth int) ([]byte, bool) {
-	b, _, ok := appendFields(append(b, '{'), n, m, true, depth)
+// appendStruct writes struct plan n of converted content m, converted
+// from in.
+func appendStruct(b []byte, n *node, m, in map[string]any, depth int) ([]byte, bool) {
+	b, _, ok := appendFields(append(b, '{'), n, m, in, true, depth)
 	if !ok {
 		return b, false
 	}
@@ -65,9 +66,9 @@ func appendStruct(b []byte, n *node, m map[string]any, depth int) ([]byte, bool)
 
 // appendFields writes the fields of struct plan n present in m, the
 // converter's output, which holds exactly the fields encoding/json writes
-// (absent: left out by omitempty or omitzero); first tells no field was
-// written before.
-func appendFields(b []byte, n *node, m map[string]any, first bool, depth int) ([]byte, bool, bool) {
+// (absent: left out by omitempty or omitzero), converted from in; first
+// tells no field was written before.
+func appendFields(b []byte, n *node, m, in map[string]any, first bool, depth int) ([]byte, bool, bool) {
 	if n.kind != structKind || n.dupNames || n.inlinePointer || n.marshals || depth > maxDepth {
 		return b, first, false
 	}
@@ -75,7 +76,7 @@ func appendFields(b []byte, n *node, m map[string]any, first bool, depth int) ([
 		f := &n.fields[i]
 		if f.name == "" {
 			var ok bool
-			if b, first, ok = appendFields(b, f.node, m, first, depth+1); !ok {
+			if b, first, ok = appendFields(b, f.node, m, in, first, depth+1); !ok {
 				return b, first, false
 			}
 			continue
@@ -97,16 +98,16 @@ func appendFields(b []byte, n *node, m map[string]any, first bool, depth int) ([
 		b = appendString(b, f.name)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = appendValue(b, f.node, v, depth+1); !ok {
+		if b, ok = appendValue(b, f.node, v, in[f.name], depth+1); !ok {
 			return b, first, false
 		}
 	}
 	return b, first, true
 }
 
-// appendValue writes v, the converter's output for a value of plan n, as
-// encoding/json writes the typed value.
-func appendValue(b []byte, n *node, v any, depth int) ([]byte, bool) {
+// appendValue writes v, the converter's output for a value of plan n
+// converted from in, as encoding/json writes the typed value.
+func appendValue(b []byte, n *node, v, in any, depth int) ([]byte, bool) {
 	if n.marshals || depth > maxDepth {
 		return b, false
 	}
@@ -160,7 +161,7 @@ func appendValue(b []byte, n *node, v any, depth int) ([]byte, bool) {
 		if v == nil {
 			return append(b, "null"...), true
 		}
-		return appendValue(b, n.elem, v, depth+1)
+		return appendValue(b, n.elem, v, in, depth+1)
 	case sliceKind:
 		switch x := v.(type) {
 		case nil:
@@ -169,13 +170,17 @@ func appendValue(b []byte, n *node, v any, depth int) ([]byte, bool) {
 			if x == nil {
 				return append(b, "null"...), true
 			}
+			ins, _ := in.([]any)
+			if len(ins) != len(x) {
+				return b, false
+			}
 			b = append(b, '[')
 			for i, e := range x {
 				if i > 0 {
 					b = append(b, ',')
 				}
 				var ok bool
-				if b, ok = appendValue(b, n.elem, e, depth+1); !ok {
+				if b, ok = appendValue(b, n.elem, e, ins[i], depth+1); !ok {
 					return b, false
 				}
 			}
@@ -190,8 +195,9 @@ func appendValue(b []byte, n *node, v any, depth int) ([]byte, bool) {
 			if x == nil {
 				return append(b, "null"...), true
 			}
-			return appendMap(b, x, depth, func(b []byte, e any) ([]byte, bool) {
-				return appendValue(b, n.elem, e, depth+1)
+			inm, _ := in.(map[string]any)
+			return appendMap(b, x, depth, func(b []byte, k string, e any) ([]byte, bool) {
+				return appendValue(b, n.elem, e, inm[k], depth+1)
 			})
 		}
 		return b, false
@@ -200,19 +206,22 @@ func appendValue(b []byte, n *node, v any, depth int) ([]byte, bool) {
 		if !ok || x == nil {
 			return b, false
 		}
-		return appendStruct(b, n, x, depth+1)
+		inm, _ := in.(map[string]any)
+		return appendStruct(b, n, x, inm, depth+1)
 	case rawJSONKind, fieldsV1Kind:
-		// MarshalJSON writes the JSON the converter stored (json.Marshal
-		// of the content), which encoding/json compacts: the content's
-		// JSON.
-		return appendJSONValue(b, v, depth+1)
+		// MarshalJSON writes the JSON the converter stored, json.Marshal
+		// of the input (which encoding/json compacts, unchanged): in's
+		// JSON, not v's (-0 is 0 in v). The plan checked in is JSON
+		// content, of valid UTF-8; null (or absent) is the zero value,
+		// null too.
+		return appendJSONValue(b, in, depth+1)
 	}
 	return b, false
 }
 
 // appendMap writes the entries of m in the order of their keys, as
 // encoding/json does, each value with elem.
-func appendMap(b []byte, m map[string]any, depth int, elem func([]byte, any) ([]byte, bool)) ([]byte, bool) {
+func appendMap(b []byte, m map[string]any, depth int, elem func(b []byte, k string, v any) ([]byte, bool)) ([]byte, bool) {
 	if depth > maxDepth {
 		return b, false
 	}
@@ -230,7 +239,7 @@ func appendMap(b []byte, m map[string]any, depth int, elem func([]byte, any) ([]
 		b = appendString(b, k)
 		b = append(b, ':')
 		var ok bool
-		if b, ok = elem(b, m[k]); !ok {
+		if b, ok = elem(b, k, m[k]); !ok {
 			return b, false
 		}
 	}
@@ -274,7 +283,7 @@ func appendJSONValue(b []byte, v any, depth int) ([]byte, bool) {
 		if x == nil {
 			return append(b, "null"...), true
 		}
-		return appendMap(b, x, depth, func(b []byte, e any) ([]byte, bool) {
+		return appendMap(b, x, depth, func(b []byte, _ string, e any) ([]byte, bool) {
 			return appendJSONValue(b, e, depth+1)
 		})
 	}
