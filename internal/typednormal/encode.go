@@ -4,9 +4,10 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/gatehouse-dev/gatehouse/internal/jsonstring"
 )
 
 // AppendJSON appends to dst the JSON encoding/json writes for object,
@@ -95,7 +96,7 @@ func appendFields(b []byte, n *node, m, in map[string]any, first bool, depth int
 			b = append(b, ',')
 		}
 		first = false
-		b = appendString(b, f.name)
+		b = jsonstring.Append(b, f.name)
 		b = append(b, ':')
 		var ok bool
 		if b, ok = appendValue(b, f.node, v, in[f.name], depth+1); !ok {
@@ -117,7 +118,7 @@ func appendValue(b []byte, n *node, v, in any, depth int) ([]byte, bool) {
 		if !ok {
 			return b, false
 		}
-		return appendString(b, s), true
+		return jsonstring.Append(b, s), true
 	case boolKind:
 		x, ok := v.(bool)
 		if !ok {
@@ -146,7 +147,7 @@ func appendValue(b []byte, n *node, v, in any, depth int) ([]byte, bool) {
 		case nil:
 			return append(b, "null"...), true
 		case string:
-			return appendString(b, x), true
+			return jsonstring.Append(b, x), true
 		}
 		return b, false
 	case intOrStringKind:
@@ -154,7 +155,7 @@ func appendValue(b []byte, n *node, v, in any, depth int) ([]byte, bool) {
 		case int64:
 			return strconv.AppendInt(b, x, 10), true
 		case string:
-			return appendString(b, x), true
+			return jsonstring.Append(b, x), true
 		}
 		return b, false
 	case pointerKind:
@@ -236,7 +237,7 @@ func appendMap(b []byte, m map[string]any, depth int, elem func(b []byte, k stri
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = jsonstring.Append(b, k)
 		b = append(b, ':')
 		var ok bool
 		if b, ok = elem(b, k, m[k]); !ok {
@@ -257,7 +258,7 @@ func appendJSONValue(b []byte, v any, depth int) ([]byte, bool) {
 	case nil:
 		return append(b, "null"...), true
 	case string:
-		return appendString(b, x), true
+		return jsonstring.Append(b, x), true
 	case bool:
 		return strconv.AppendBool(b, x), true
 	case int64:
@@ -317,60 +318,4 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, bool) {
 		}
 	}
 	return b, true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string as encoding/json does, HTML
-// escaping on: '<', '>' and '&' as \u003c and so on, control characters
-// escaped, invalid UTF-8 replaced with \ufffd, U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
