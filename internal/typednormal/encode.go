@@ -48,10 +48,17 @@ func (n *Normalizer) AppendJSON(dst []byte, gvk schema.GroupVersionKind, object 
 		setOrDelete(out, "apiVersion", apiVersion)
 		setOrDelete(out, "kind", kind)
 	}
-	b, ok := appendStruct(dst, kp.root, out, object, 0)
+	b := dst
+	if size := int(kp.encodedSize.Load()); cap(b)-len(b) < size {
+		// One allocation where growing would take several.
+		b = make([]byte, len(dst), len(dst)+size+size/8)
+		copy(b, dst)
+	}
+	b, ok := appendStruct(b, kp.root, out, object, 0)
 	if !ok {
 		return dst, false
 	}
+	kp.encodedSize.Store(int64(len(b) - len(dst)))
 	return b, true
 }
 
