@@ -29,8 +29,9 @@ import (
 // rules), then written following the plan: a struct's fields in the Go
 // type's order, map keys sorted, strings escaped as encoding/json escapes
 // them, floats formatted as it formats float64 or float32, the special
-// types as their MarshalJSON writes them (which is their converted form,
-// as JSON). It declines a struct whose names encoding/json resolves its
+// types as their MarshalJSON writes them (their converted form as JSON;
+// for RawExtension and FieldsV1 the input's JSON, which the converter
+// stores and MarshalJSON writes back: -0.0 stays -0). It declines a struct whose names encoding/json resolves its
 // own way (duplicates, inlined pointers), a tag option the converter does
 // not follow (",string", a field named "-"), and a type with a MarshalJSON
 // or MarshalText of its own that is not one of the special types.
