@@ -4,6 +4,11 @@ import (
 	stdjson "encoding/json"
 	"testing"
 
+	admissionv1 "k8s.io/api/admission/v1"
+	admissionv1beta1 "k8s.io/api/admission/v1beta1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
@@ -66,5 +71,44 @@ func TestFastHeldJSON(t *testing.T) {
 				t.Errorf("encodeObject: %s, %v", doc, err)
 			}
 		})
+	}
+}
+
+// TestReviewRawAsObject: the codec writes a review's object given as the
+// JSON json.Marshal writes for it (heldRaw's Raw) as it writes the object,
+// escapes and invalid UTF-8 included, in both versions.
+func TestReviewRawAsObject(t *testing.T) {
+	w, err := newWire()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := &corev1.Pod{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{Name: "a<b>&\u2028", Labels: map[string]string{"z": "1", "a": "\xff"}},
+	}
+	raw, err := stdjson.Marshal(pod)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews := func(object runtime.RawExtension) []runtime.Object {
+		// A quote in the UID: the codec, not fastEncodeReview.
+		return []runtime.Object{
+			&admissionv1.AdmissionReview{Request: &admissionv1.AdmissionRequest{UID: `q"`, Object: object}},
+			&admissionv1beta1.AdmissionReview{Request: &admissionv1beta1.AdmissionRequest{UID: `q"`, Object: object}},
+		}
+	}
+	asObject, asRaw := reviews(runtime.RawExtension{Object: pod}), reviews(runtime.RawExtension{Raw: raw})
+	for i := range asObject {
+		want, err := w.encodeExact(asObject[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.encodeExact(asRaw[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("the object as Raw JSON:\n%s\nas an Object:\n%s", got, want)
+		}
 	}
 }
