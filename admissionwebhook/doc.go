@@ -26,8 +26,10 @@
 // subResource, requestKind, requestResource, requestSubResource, name,
 // namespace, operation, userInfo, object and oldObject (a built-in kind's
 // through its Go type, so in its field order and with its non-omitempty
-// fields), dryRun and options (a review whose strings need no escaping is
-// written without the codec, to the same bytes). It is posted with TLS (a
+// fields: written from its content by internal/typednormal's plan of the
+// type, json.Marshal of the typed object where the plan is unsure), dryRun
+// and options (a review whose strings need no escaping is written without
+// the codec, to the same bytes). It is posted with TLS (a
 // webhook's caBundle as its only roots, the system's when empty; TLS 1.2
 // at least; HTTP/1.1 but for a loopback URL), to the url, or for a service
 // to

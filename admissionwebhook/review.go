@@ -135,6 +135,9 @@ func newWire() (*wire, error) {
 // encodes its versioned object for a webhook's patch: a built-in object
 // through its Go type (held), in that type's field order.
 func (w *wire) encodeObject(object map[string]any, gvk, as schema.GroupVersionKind) ([]byte, error) {
+	if data, ok := w.fastHeldJSON(object, gvk, as); ok {
+		return data, nil
+	}
 	obj, err := w.held(object, gvk, as)
 	if err != nil {
 		return nil, err
@@ -157,6 +160,18 @@ func (w *wire) held(object map[string]any, kind, as schema.GroupVersionKind) (ru
 	}
 	obj.GetObjectKind().SetGroupVersionKind((&unstructured.Unstructured{Object: object}).GroupVersionKind())
 	return obj, nil
+}
+
+// fastHeldJSON is json.Marshal of the object held (see held) for an object
+// of a built-in kind, written from its content without the typed round
+// trip when the Normalizer can (typednormal.AppendJSON); false otherwise,
+// and the caller takes the object through its Go type, whose bytes and
+// errors are kube-apiserver's.
+func (w *wire) fastHeldJSON(object map[string]any, kind, as schema.GroupVersionKind) ([]byte, bool) {
+	if object == nil || !w.builtins.Recognizes(kind) {
+		return nil, false
+	}
+	return w.normal.AppendJSON(nil, as, object, (&unstructured.Unstructured{Object: object}).GroupVersionKind())
 }
 
 // errNoKnownVersion is kube-apiserver's error for a webhook whose
@@ -236,15 +251,41 @@ func (w *wire) review(versions []string, uid types.UID, r *Request, inv *invocat
 	return nil, nil, errNoKnownVersion
 }
 
-// heldObjects are the invocation's objects as kube-apiserver holds them.
-func (w *wire) heldObjects(inv *invocation) (obj, old runtime.Object, err error) {
-	if obj, err = w.held(inv.object, inv.kind, inv.objectKind()); err != nil {
-		return nil, nil, err
+// heldRaw is the invocation's objects as kube-apiserver holds them, as
+// RawExtensions: of the JSON json.Marshal writes for the held object when
+// fastHeldJSON writes it (which the review writes as is), of the held
+// object otherwise; empty for none.
+func (w *wire) heldRaw(inv *invocation) (object, old runtime.RawExtension, err error) {
+	var ok bool
+	if object.Raw, ok = w.fastHeldJSON(inv.object, inv.kind, inv.objectKind()); !ok {
+		obj, err := w.held(inv.object, inv.kind, inv.objectKind())
+		if err != nil {
+			return object, old, err
+		}
+		if obj != nil {
+			object.Object = obj
+		}
 	}
-	if old, err = w.held(inv.old, inv.kind, ownKind(&unstructured.Unstructured{Object: inv.old}, inv.kind)); err != nil {
-		return nil, nil, err
+	oldKind := ownKind(&unstructured.Unstructured{Object: inv.old}, inv.kind)
+	if old.Raw, ok = w.fastHeldJSON(inv.old, inv.kind, oldKind); !ok {
+		obj, err := w.held(inv.old, inv.kind, oldKind)
+		if err != nil {
+			return object, old, err
+		}
+		if obj != nil {
+			old.Object = obj
+		}
 	}
-	return obj, old, nil
+	return object, old, nil
+}
+
+// rawJSON is the JSON of r, a RawExtension of heldRaw: its Raw bytes, or
+// its Object marshaled; nil for none.
+func rawJSON(r runtime.RawExtension) ([]byte, error) {
+	if r.Raw != nil || r.Object == nil {
+		return r.Raw, nil
+	}
+	return stdjson.Marshal(r.Object)
 }
 
 // encodedObjects returns the JSON of the invocation's objects, encoded once
@@ -252,19 +293,15 @@ func (w *wire) heldObjects(inv *invocation) (obj, old runtime.Object, err error)
 func (w *wire) encodedObjects(inv *invocation) (object, old []byte, err error) {
 	e := inv.encoded
 	e.once.Do(func() {
-		obj, oldObj, err := w.heldObjects(inv)
+		object, old, err := w.heldRaw(inv)
 		if err != nil {
 			e.err = err
 			return
 		}
-		if obj != nil {
-			if e.object, e.err = stdjson.Marshal(obj); e.err != nil {
-				return
-			}
+		if e.object, e.err = rawJSON(object); e.err != nil {
+			return
 		}
-		if oldObj != nil {
-			e.old, e.err = stdjson.Marshal(oldObj)
-		}
+		e.old, e.err = rawJSON(old)
 	})
 	return e.object, e.old, e.err
 }
@@ -282,15 +319,9 @@ func (w *wire) v1Request(uid types.UID, r *Request, inv *invocation) (*admission
 		}
 		object.Raw, oldObject.Raw = obj, old
 	} else {
-		obj, old, err := w.heldObjects(inv)
-		if err != nil {
+		var err error
+		if object, oldObject, err = w.heldRaw(inv); err != nil {
 			return nil, err
-		}
-		if obj != nil {
-			object.Object = obj
-		}
-		if old != nil {
-			oldObject.Object = old
 		}
 	}
 	dryRun := r.DryRun

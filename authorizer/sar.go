@@ -2,11 +2,12 @@ package authorizer
 
 import (
 	"slices"
-	"unicode/utf8"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/selection"
+
+	"github.com/gatehouse-dev/gatehouse/internal/jsonstring"
 )
 
 // This file writes the SubjectAccessReview that kube-apiserver's webhook
@@ -61,7 +62,7 @@ func appendSpec(dst []byte, a *Attributes, v1beta1 bool) []byte {
 	if u := a.User; u != nil {
 		if u.Name != "" {
 			field("user")
-			dst = appendJSONString(dst, u.Name)
+			dst = jsonstring.Append(dst, u.Name)
 		}
 		if len(u.Groups) > 0 {
 			if v1beta1 {
@@ -77,7 +78,7 @@ func appendSpec(dst []byte, a *Attributes, v1beta1 bool) []byte {
 		}
 		if u.UID != "" {
 			field("uid")
-			dst = appendJSONString(dst, u.UID)
+			dst = jsonstring.Append(dst, u.UID)
 		}
 	}
 	return append(dst, '}')
@@ -110,11 +111,11 @@ func appendResourceAttributes(dst []byte, a *Attributes) []byte {
 			}
 			n++
 			dst = append(dst, `{"key":`...)
-			dst = appendJSONString(dst, r.Field)
+			dst = jsonstring.Append(dst, r.Field)
 			dst = append(dst, `,"operator":"`...)
 			dst = append(dst, op...)
 			dst = append(dst, `","values":[`...)
-			dst = appendJSONString(dst, r.Value)
+			dst = jsonstring.Append(dst, r.Value)
 			dst = append(dst, "]}"...)
 		}
 		dst = append(dst, "]}"...)
@@ -135,7 +136,7 @@ func appendResourceAttributes(dst []byte, a *Attributes) []byte {
 			}
 			n++
 			dst = append(dst, `{"key":`...)
-			dst = appendJSONString(dst, r.Key)
+			dst = jsonstring.Append(dst, r.Key)
 			dst = append(dst, `,"operator":"`...)
 			dst = append(dst, op...)
 			dst = append(dst, '"')
@@ -162,7 +163,7 @@ func appendStringField(dst []byte, first bool, name, value string) ([]byte, bool
 	dst = append(dst, '"')
 	dst = append(dst, name...)
 	dst = append(dst, '"', ':')
-	return appendJSONString(dst, value), false
+	return jsonstring.Append(dst, value), false
 }
 
 func appendStringList(dst []byte, list []string) []byte {
@@ -171,7 +172,7 @@ func appendStringList(dst []byte, list []string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, s)
+		dst = jsonstring.Append(dst, s)
 	}
 	return append(dst, ']')
 }
@@ -182,7 +183,7 @@ func appendExtra(dst []byte, extra map[string][]string) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, k)
+		dst = jsonstring.Append(dst, k)
 		dst = append(dst, ':')
 		if v := extra[k]; v == nil {
 			dst = append(dst, "null"...)
@@ -251,75 +252,6 @@ func hasLabelRequirements(reqs []LabelRequirement) bool {
 	}
 	return false
 }
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as encoding/json writes a string with HTML
-// escaping on (json.Marshal, json.Encoder's default).
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if jsonSafe[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				// Control characters and <, >, & (HTML escaping).
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// jsonSafe marks the ASCII bytes encoding/json writes as they are (with HTML
-// escaping): printable characters except ", \, <, > and &.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for b := 0x20; b < utf8.RuneSelf; b++ {
-		switch b {
-		case '"', '\\', '<', '>', '&':
-		default:
-			t[b] = true
-		}
-	}
-	return t
-}()
 
 // specOf builds the typed SubjectAccessReviewSpec that match conditions see
 // (always v1), as kube-apiserver builds it. into is reused.

@@ -35,7 +35,13 @@
 // converted — and declines, in addition, where decoding JSON and the
 // converter differ.
 //
-// Differential fuzzing (FuzzNormalize) checks both agree with the exact
-// conversions on every kind of the scheme; TestNormalizeCorpora runs every
-// built-in object of the repository's test corpora through them.
+// AppendJSON writes, from the same walk, the JSON json.Marshal writes for
+// the typed object (kube-apiserver's encoding of an object it holds, as
+// in an AdmissionReview), declining likewise, and where encoding/json
+// reads a type otherwise than the converter.
+//
+// Differential fuzzing (FuzzNormalize, FuzzEncodeTyped) checks all three
+// agree with the exact conversions (and json.Marshal) on every kind of the
+// scheme; TestNormalizeCorpora and TestEncodeCorpora run every built-in
+// object of the repository's test corpora through them.
 package typednormal

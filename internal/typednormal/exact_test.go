@@ -53,20 +53,30 @@ func newWorld(tb testing.TB) *world {
 
 // exact is the round trip the Normalizer stands for.
 func (w *world) exact(gvk schema.GroupVersionKind, obj map[string]any) (out map[string]any, err error) {
+	typed, err := w.typed(gvk, obj, gvk)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+}
+
+// typed is obj converted to the Go type of gvk, its apiVersion and kind
+// set to setGVK; a panic of the converter is an error.
+func (w *world) typed(gvk schema.GroupVersionKind, obj map[string]any, setGVK schema.GroupVersionKind) (typed runtime.Object, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)
 		}
 	}()
-	typed, err := w.scheme.New(gvk)
+	typed, err = w.scheme.New(gvk)
 	if err != nil {
 		return nil, err
 	}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj, typed); err != nil {
 		return nil, err
 	}
-	typed.GetObjectKind().SetGroupVersionKind(gvk)
-	return runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	typed.GetObjectKind().SetGroupVersionKind(setGVK)
+	return typed, nil
 }
 
 // exactDecoded is what NormalizeDecoded stands for: the JSON of obj decoded

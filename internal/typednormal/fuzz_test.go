@@ -33,6 +33,21 @@ var perturbations = []any{
 // even), pick replaces one leaf of the object with a perturbation.
 func FuzzNormalize(f *testing.F) {
 	w := newWorld(f)
+	addSeeds(f, w)
+	f.Fuzz(func(t *testing.T, kindIndex uint16, pick uint32, doc []byte) {
+		gvk, obj, ok := w.fuzzInput(kindIndex, pick, doc)
+		if !ok {
+			return
+		}
+		w.agree(t, gvk, obj)
+		w.agreeDecoded(t, gvk, obj)
+	})
+}
+
+// addSeeds adds the seeds of the fuzz targets on (kindIndex, pick, doc):
+// the realistic objects, in their kind and others, perturbed or not, and
+// edge cases.
+func addSeeds(f *testing.F, w *world) {
 	for i, o := range seedObjects(f, w) {
 		doc, err := json.Marshal(o.obj)
 		if err != nil {
@@ -44,23 +59,27 @@ func FuzzNormalize(f *testing.F) {
 	}
 	f.Add(uint16(1), uint32(0), []byte(`{}`))
 	f.Add(uint16(3), uint32(5), []byte(`{"spec":{"replicas":2.0,"template":{"spec":{"containers":[null]}}}}`))
-	f.Fuzz(func(t *testing.T, kindIndex uint16, pick uint32, doc []byte) {
-		var obj map[string]any
-		if utiljson.Unmarshal(doc, &obj) != nil {
-			return
+}
+
+// fuzzInput is the kind and object of a fuzz input: doc decoded as JSON
+// (false if it is not an object), in the kind kindIndex picks (the
+// document's own when it names a built-in kind and kindIndex is even), one
+// leaf replaced with a perturbation when pick is not 0.
+func (w *world) fuzzInput(kindIndex uint16, pick uint32, doc []byte) (schema.GroupVersionKind, map[string]any, bool) {
+	var obj map[string]any
+	if utiljson.Unmarshal(doc, &obj) != nil {
+		return schema.GroupVersionKind{}, nil, false
+	}
+	gvk := w.kinds[int(kindIndex/2)%len(w.kinds)]
+	if kindIndex%2 == 0 {
+		if own, ok := kindOf(obj); ok && w.scheme.Recognizes(own) {
+			gvk = own
 		}
-		gvk := w.kinds[int(kindIndex/2)%len(w.kinds)]
-		if kindIndex%2 == 0 {
-			if own, ok := kindOf(obj); ok && w.scheme.Recognizes(own) {
-				gvk = own
-			}
-		}
-		if pick != 0 {
-			perturb(obj, pick)
-		}
-		w.agree(t, gvk, obj)
-		w.agreeDecoded(t, gvk, obj)
-	})
+	}
+	if pick != 0 {
+		perturb(obj, pick)
+	}
+	return gvk, obj, true
 }
 
 // seedObjects are the realistic objects of testdata and the corpora.

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -33,6 +34,9 @@ type kindPlan struct {
 	// (TypeMeta); some (WatchEvent) have none.
 	setGVK           bool
 	apiVersion, kind string
+	// encodedSize is the length of the JSON AppendJSON last wrote for the
+	// kind, the capacity it allocates when dst has too little.
+	encodedSize atomic.Int64
 }
 
 // New returns a Normalizer of the kinds of scheme, which must not be

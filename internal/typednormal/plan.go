@@ -1,6 +1,8 @@
 package typednormal
 
 import (
+	"encoding"
+	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -62,6 +64,10 @@ type node struct {
 	zero       any
 	zeroOK     bool
 	zeroScalar bool
+	// marshals tells the type (or a pointer to it) has a MarshalJSON or
+	// MarshalText encoding/json would call, other than the special
+	// kinds': the encoder declines it.
+	marshals bool
 }
 
 // field is a field of a struct.
@@ -76,7 +82,11 @@ type field struct {
 	// skip is a field named "-": the converter reads it from the key "-"
 	// and never writes it.
 	skip bool
-	node *node
+	// jsonDiffers tells encoding/json reads the tag otherwise than the
+	// converter: the ",string" option, or "-," (a field named "-",
+	// which the converter skips). The encoder declines it.
+	jsonDiffers bool
+	node        *node
 	// zero and zeroEmit are the converter's output for the field when
 	// absent or null: emitted (zero) or not. zeroOK false: unknown.
 	zero       any
@@ -93,6 +103,9 @@ var (
 	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
 	rawExtType      = reflect.TypeFor[runtime.RawExtension]()
 	fieldsV1Type    = reflect.TypeFor[metav1.FieldsV1]()
+
+	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 )
 
 // planner builds the plans of Go types, each once; types may be recursive.
@@ -138,6 +151,8 @@ func (p *planner) build(n *node, t reflect.Type) {
 		return
 	}
 	if t.Kind() != reflect.Pointer {
+		// (A pointer's methods are its element's, planned there.)
+		n.marshals = marshalsJSON(t)
 		// A type with its own (un)marshalling that is not one of the
 		// above: left to the exact round trip. (A pointer to one of the
 		// above converts as the pointed-to type does.)
@@ -210,6 +225,17 @@ func (p *planner) build(n *node, t reflect.Type) {
 	}
 }
 
+// marshalsJSON tells encoding/json writes a value of t with a method of
+// its own: MarshalJSON or MarshalText, of t or of *t (addressable values).
+func marshalsJSON(t reflect.Type) bool {
+	for _, t := range []reflect.Type{t, reflect.PointerTo(t)} {
+		if t.Implements(jsonMarshalerType) || t.Implements(textMarshalerType) {
+			return true
+		}
+	}
+	return false
+}
+
 func (n *node) addName(name string) {
 	if _, dup := n.names[name]; dup {
 		n.dupNames = true
@@ -235,6 +261,7 @@ func (p *planner) structFields(t reflect.Type) ([]field, bool) {
 		} else {
 			items := strings.Split(tag, ",")
 			f.name = items[0]
+			f.jsonDiffers = f.name == "-" && len(items) > 1
 			if f.name == "" && !sf.Anonymous {
 				f.name = sf.Name
 			}
@@ -244,6 +271,8 @@ func (p *planner) structFields(t reflect.Type) ([]field, bool) {
 					f.omitEmpty = true
 				case "omitzero":
 					f.omitZero = true
+				case "string":
+					f.jsonDiffers = true
 				case "embed":
 					// Go 1.27's inlining of tagged fields: not followed.
 					return nil, false
