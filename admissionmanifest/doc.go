@@ -117,7 +117,9 @@
 //     indexed (metadata.ownerReferences[0].apiVersion) and a missing
 //     apiVersion, kind, name or uid is Required rather than Invalid;
 //   - rules of webhooks that name an excluded virtual resource get 1.37's
-//     warning (ExcludeAdmissionWebhookVirtualResources, on by default);
+//     warning (ExcludeAdmissionWebhookVirtualResources, on by default;
+//     with Options.Kube at 1.35 or 1.36, none, as their strategies give
+//     none);
 //   - the reservation of ".static.k8s.io" (StaticNamesReserved) is 1.37's
 //     default; with the feature off, as in 1.36 (StaticNamesWarned), the
 //     warning is kube-apiserver's WarningsForStaticSuffix ("metadata.name:

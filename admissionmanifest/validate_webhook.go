@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -187,7 +188,11 @@ func (v *Validator) validateWebhookConfiguration(meta *metav1.ObjectMeta, hooks,
 		}
 	}
 	errs, warnings := v.staticName(meta.Name, errs, update)
-	warnings = append(warnings, warningsForExcludedResources(hooks)...)
+	// The strategies warn of excluded resources behind the gate that
+	// excludes them (1.37); 1.36's warn of none.
+	if kubeversions.Has(v.opts.Kube, kubeversions.WebhooksExcludeVirtualResources) {
+		warnings = append(warnings, warningsForExcludedResources(hooks)...)
+	}
 	return errs, warnings
 }
 

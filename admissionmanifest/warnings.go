@@ -47,7 +47,8 @@ func isExcludedResource(gr schema.GroupResource) bool {
 }
 
 // warningsForExcludedResources are kube-apiserver 1.37's warnings for the
-// rules of webhooks that name an excluded resource explicitly: a rule with
+// rules of webhooks (behind ExcludeAdmissionWebhookVirtualResources; before
+// 1.37 there are none) that name an excluded resource explicitly: a rule with
 // "*" in its apiGroups or its resources gets none; each group and resource
 // pair is named once per rule, in the rule's order (groups, then
 // resources).
