@@ -28,6 +28,9 @@ func TestHas(t *testing.T) {
 		UnrequestedConditionalDecisionFails: {false, false, false, true},
 		TypeCheckParamsWithoutSchema:        {false, true, true, true},
 		StoredCIDRIsMask:                    {false, false, false, true},
+		RESTDeclarativeValidation:           {false, false, true, true},
+		RESTDeclarativeBindingPolicyName:    {false, false, false, true},
+		RESTDeclarativeGeneration:           {false, false, false, true},
 		PluginConfigurationsStrict:          {false, true, true, true},
 		SchemeNamedLine110:                  {false, false, false, true},
 	} {

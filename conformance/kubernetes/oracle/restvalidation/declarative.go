@@ -1,4 +1,4 @@
-//go:build !k8s138
+//go:build k8s135 || k8s136
 
 package restvalidation
 
@@ -7,8 +7,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 )
 
-// declarative is the strategies' declarative validation: before 1.38 the
-// handwritten validation keeps every error it covers, and its errors stand.
+// declarative is the registry's declarative validation: 1.35's and 1.36's
+// admission strategies have none, and their errors stand as they are.
 func declarative(_, _ runtime.Object, errs field.ErrorList, _ string) field.ErrorList {
 	return errs
 }

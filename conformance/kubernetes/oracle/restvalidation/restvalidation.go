@@ -124,7 +124,8 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 	}
 	var errs field.ErrorList
 	var excluded []string
-	var name string
+	var name, resource string
+	var internalObj, internalOld runtime.Object
 	switch gvks[0].Kind {
 	case "ValidatingWebhookConfiguration":
 		in, oldIn, err := internalPair[admissionregistration.ValidatingWebhookConfiguration](obj, old)
@@ -140,6 +141,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		if gates.ExcludeAdmissionWebhookVirtualResources {
 			excluded = validatingExcludedWarnings(in)
 		}
+		resource, internalObj, internalOld = "validatingwebhookconfigurations", in, oldOrNil(oldIn, old)
 	case "MutatingWebhookConfiguration":
 		in, oldIn, err := internalPair[admissionregistration.MutatingWebhookConfiguration](obj, old)
 		if err != nil {
@@ -154,6 +156,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		if gates.ExcludeAdmissionWebhookVirtualResources {
 			excluded = mutatingExcludedWarnings(in)
 		}
+		resource, internalObj, internalOld = "mutatingwebhookconfigurations", in, oldOrNil(oldIn, old)
 	case "ValidatingAdmissionPolicy":
 		in, oldIn, err := internalPair[admissionregistration.ValidatingAdmissionPolicy](obj, old)
 		if err != nil {
@@ -165,7 +168,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		} else {
 			errs = admvalidation.ValidateValidatingAdmissionPolicyUpdate(in, oldIn)
 		}
-		errs = declarative(in, oldOrNil(oldIn, old), errs, "validatingadmissionpolicies")
+		resource, internalObj, internalOld = "validatingadmissionpolicies", in, oldOrNil(oldIn, old)
 	case "ValidatingAdmissionPolicyBinding":
 		in, oldIn, err := internalPair[admissionregistration.ValidatingAdmissionPolicyBinding](obj, old)
 		if err != nil {
@@ -177,7 +180,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		} else {
 			errs = admvalidation.ValidateValidatingAdmissionPolicyBindingUpdate(in, oldIn)
 		}
-		errs = declarative(in, oldOrNil(oldIn, old), errs, "validatingadmissionpolicybindings")
+		resource, internalObj, internalOld = "validatingadmissionpolicybindings", in, oldOrNil(oldIn, old)
 	case "MutatingAdmissionPolicy":
 		in, oldIn, err := internalPair[admissionregistration.MutatingAdmissionPolicy](obj, old)
 		if err != nil {
@@ -189,7 +192,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		} else {
 			errs = admvalidation.ValidateMutatingAdmissionPolicyUpdate(in, oldIn)
 		}
-		errs = declarative(in, oldOrNil(oldIn, old), errs, "mutatingadmissionpolicies")
+		resource, internalObj, internalOld = "mutatingadmissionpolicies", in, oldOrNil(oldIn, old)
 	case "MutatingAdmissionPolicyBinding":
 		in, oldIn, err := internalPair[admissionregistration.MutatingAdmissionPolicyBinding](obj, old)
 		if err != nil {
@@ -201,7 +204,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		} else {
 			errs = admvalidation.ValidateMutatingAdmissionPolicyBindingUpdate(in, oldIn)
 		}
-		errs = declarative(in, oldOrNil(oldIn, old), errs, "mutatingadmissionpolicybindings")
+		resource, internalObj, internalOld = "mutatingadmissionpolicybindings", in, oldOrNil(oldIn, old)
 	default:
 		return nil, nil, fmt.Errorf("no REST validation of %T", obj)
 	}
@@ -212,6 +215,8 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 	default:
 		warnings = staticSuffixWarnings(name)
 	}
+	// Then the registry (rest.BeforeCreate, BeforeUpdate).
+	errs = declarative(internalObj, internalOld, errs, resource)
 	return errs, append(warnings, excluded...), nil
 }
 

@@ -1,4 +1,4 @@
-//go:build k8s138
+//go:build !k8s135 && !k8s136
 
 package restvalidation
 
@@ -13,10 +13,14 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 )
 
-// declarative is what 1.38's registry does after the strategy's Validate or
-// ValidateUpdate (rest.BeforeCreate, BeforeUpdate): the declarative
-// validation of the v1 request's object (the handwritten validation of 1.38
-// left some checks, such as a binding's policyName, to it).
+// declarative is what the registry of 1.37 and 1.38 does after the
+// strategy's Validate or ValidateUpdate (rest.BeforeCreate, BeforeUpdate;
+// every admission strategy embeds rest.DeclarativeValidation): the
+// declarative validation of the v1 request's object, whose errors replace
+// the handwritten ones they cover and come last (the handwritten errors pass
+// through ErrorList.Filter, which reports identical ones once). 1.38's
+// handwritten validation left some checks, such as a binding's policyName,
+// to it.
 func declarative(obj, old runtime.Object, errs field.ErrorList, resource string) field.ErrorList {
 	verb, op := "create", operation.Create
 	if old != nil {
