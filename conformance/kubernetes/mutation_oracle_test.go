@@ -52,6 +52,11 @@ func mvOracle(t testing.TB, obj, old runtime.Object) field.ErrorList {
 // the Validator.
 func mvGatehouse(t testing.TB, obj, old runtime.Object) field.ErrorList {
 	t.Helper()
+	return mvGatehouseWith(mvGatehouseValidator(t), obj, old)
+}
+
+// mvGatehouseWith is mvGatehouse with the Validator v.
+func mvGatehouseWith(v *mutation.Validator, obj, old runtime.Object) field.ErrorList {
 	def := func(o runtime.Object) runtime.Object {
 		o = o.DeepCopyObject()
 		switch x := o.(type) {
@@ -66,5 +71,5 @@ func mvGatehouse(t testing.TB, obj, old runtime.Object) field.ErrorList {
 	if old != nil {
 		old = def(old)
 	}
-	return mvGatehouseValidator(t).Validate(obj, old)
+	return v.Validate(obj, old)
 }

@@ -367,20 +367,7 @@ func (s *restSide) mv(t *testing.T, c *mvCounts, what string, obj, old runtime.O
 		kept = append(kept, e)
 	}
 	want := restRender(kept)
-	def := func(o runtime.Object) runtime.Object {
-		if o == nil {
-			return nil
-		}
-		o = o.DeepCopyObject()
-		switch x := o.(type) {
-		case *admissionregistrationv1.MutatingAdmissionPolicy:
-			mutation.SetDefaultsPolicy(x)
-		case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-			mutation.SetDefaultsBinding(x)
-		}
-		return o
-	}
-	got := admRender(s.mutV.Validate(def(obj), def(old)))
+	got := admRender(mvGatehouseWith(s.mutV, obj, old))
 	c.cases++
 	if len(want) == 0 {
 		c.valid++

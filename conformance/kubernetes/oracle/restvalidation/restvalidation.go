@@ -90,24 +90,33 @@ func internal(obj runtime.Object, out runtime.Object) error {
 	return nil
 }
 
-// internalPair converts obj and, when old is not nil, old, into new
-// objects of the internal type of T.
-func internalPair[T any, PT interface {
+// strategy is what a kind's strategy validates: the internal object, and
+// the old one on an update (nil on create), converted from obj and old.
+type strategy struct {
+	in, old runtime.Object
+	name    string
+	errs    field.ErrorList
+}
+
+// validateKind converts obj and, when old is not nil, old, into new objects
+// of the internal type of T, and validates them with create or update.
+func validateKind[T any, PT interface {
 	*T
 	runtime.Object
-}](obj, old runtime.Object) (PT, PT, error) {
+	GetName() string
+}](obj, old runtime.Object, create func(PT) field.ErrorList, update func(PT, PT) field.ErrorList) (strategy, error) {
 	in := PT(new(T))
 	if err := internal(obj, in); err != nil {
-		return nil, nil, err
+		return strategy{}, err
 	}
 	if old == nil {
-		return in, nil, nil
+		return strategy{in: in, name: in.GetName(), errs: create(in)}, nil
 	}
 	oldIn := PT(new(T))
 	if err := internal(old, oldIn); err != nil {
-		return nil, nil, err
+		return strategy{}, err
 	}
-	return in, oldIn, nil
+	return strategy{in: in, old: oldIn, name: in.GetName(), errs: update(in, oldIn)}, nil
 }
 
 // Validate validates obj (old nil: create; otherwise an update of old of the
@@ -122,91 +131,42 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	var errs field.ErrorList
-	var excluded []string
-	var name, resource string
-	var internalObj, internalOld runtime.Object
+	var st strategy
+	var resource string
 	switch gvks[0].Kind {
 	case "ValidatingWebhookConfiguration":
-		in, oldIn, err := internalPair[admissionregistration.ValidatingWebhookConfiguration](obj, old)
-		if err != nil {
-			return nil, nil, err
-		}
-		name = in.Name
-		if old == nil {
-			errs = admvalidation.ValidateValidatingWebhookConfiguration(in)
-		} else {
-			errs = admvalidation.ValidateValidatingWebhookConfigurationUpdate(in, oldIn)
-		}
-		if gates.ExcludeAdmissionWebhookVirtualResources {
-			excluded = validatingExcludedWarnings(in)
-		}
-		resource, internalObj, internalOld = "validatingwebhookconfigurations", in, oldOrNil(oldIn, old)
+		resource = "validatingwebhookconfigurations"
+		st, err = validateKind(obj, old, admvalidation.ValidateValidatingWebhookConfiguration, admvalidation.ValidateValidatingWebhookConfigurationUpdate)
 	case "MutatingWebhookConfiguration":
-		in, oldIn, err := internalPair[admissionregistration.MutatingWebhookConfiguration](obj, old)
-		if err != nil {
-			return nil, nil, err
-		}
-		name = in.Name
-		if old == nil {
-			errs = admvalidation.ValidateMutatingWebhookConfiguration(in)
-		} else {
-			errs = admvalidation.ValidateMutatingWebhookConfigurationUpdate(in, oldIn)
-		}
-		if gates.ExcludeAdmissionWebhookVirtualResources {
-			excluded = mutatingExcludedWarnings(in)
-		}
-		resource, internalObj, internalOld = "mutatingwebhookconfigurations", in, oldOrNil(oldIn, old)
+		resource = "mutatingwebhookconfigurations"
+		st, err = validateKind(obj, old, admvalidation.ValidateMutatingWebhookConfiguration, admvalidation.ValidateMutatingWebhookConfigurationUpdate)
 	case "ValidatingAdmissionPolicy":
-		in, oldIn, err := internalPair[admissionregistration.ValidatingAdmissionPolicy](obj, old)
-		if err != nil {
-			return nil, nil, err
-		}
-		name = in.Name
-		if old == nil {
-			errs = admvalidation.ValidateValidatingAdmissionPolicy(in)
-		} else {
-			errs = admvalidation.ValidateValidatingAdmissionPolicyUpdate(in, oldIn)
-		}
-		resource, internalObj, internalOld = "validatingadmissionpolicies", in, oldOrNil(oldIn, old)
+		resource = "validatingadmissionpolicies"
+		st, err = validateKind(obj, old, admvalidation.ValidateValidatingAdmissionPolicy, admvalidation.ValidateValidatingAdmissionPolicyUpdate)
 	case "ValidatingAdmissionPolicyBinding":
-		in, oldIn, err := internalPair[admissionregistration.ValidatingAdmissionPolicyBinding](obj, old)
-		if err != nil {
-			return nil, nil, err
-		}
-		name = in.Name
-		if old == nil {
-			errs = admvalidation.ValidateValidatingAdmissionPolicyBinding(in)
-		} else {
-			errs = admvalidation.ValidateValidatingAdmissionPolicyBindingUpdate(in, oldIn)
-		}
-		resource, internalObj, internalOld = "validatingadmissionpolicybindings", in, oldOrNil(oldIn, old)
+		resource = "validatingadmissionpolicybindings"
+		st, err = validateKind(obj, old, admvalidation.ValidateValidatingAdmissionPolicyBinding, admvalidation.ValidateValidatingAdmissionPolicyBindingUpdate)
 	case "MutatingAdmissionPolicy":
-		in, oldIn, err := internalPair[admissionregistration.MutatingAdmissionPolicy](obj, old)
-		if err != nil {
-			return nil, nil, err
-		}
-		name = in.Name
-		if old == nil {
-			errs = admvalidation.ValidateMutatingAdmissionPolicy(in)
-		} else {
-			errs = admvalidation.ValidateMutatingAdmissionPolicyUpdate(in, oldIn)
-		}
-		resource, internalObj, internalOld = "mutatingadmissionpolicies", in, oldOrNil(oldIn, old)
+		resource = "mutatingadmissionpolicies"
+		st, err = validateKind(obj, old, admvalidation.ValidateMutatingAdmissionPolicy, admvalidation.ValidateMutatingAdmissionPolicyUpdate)
 	case "MutatingAdmissionPolicyBinding":
-		in, oldIn, err := internalPair[admissionregistration.MutatingAdmissionPolicyBinding](obj, old)
-		if err != nil {
-			return nil, nil, err
-		}
-		name = in.Name
-		if old == nil {
-			errs = admvalidation.ValidateMutatingAdmissionPolicyBinding(in)
-		} else {
-			errs = admvalidation.ValidateMutatingAdmissionPolicyBindingUpdate(in, oldIn)
-		}
-		resource, internalObj, internalOld = "mutatingadmissionpolicybindings", in, oldOrNil(oldIn, old)
+		resource = "mutatingadmissionpolicybindings"
+		st, err = validateKind(obj, old, admvalidation.ValidateMutatingAdmissionPolicyBinding, admvalidation.ValidateMutatingAdmissionPolicyBindingUpdate)
 	default:
 		return nil, nil, fmt.Errorf("no REST validation of %T", obj)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	errs, name := st.errs, st.name
+	var excluded []string
+	if gates.ExcludeAdmissionWebhookVirtualResources {
+		switch in := st.in.(type) {
+		case *admissionregistration.ValidatingWebhookConfiguration:
+			excluded = validatingExcludedWarnings(in)
+		case *admissionregistration.MutatingWebhookConfiguration:
+			excluded = mutatingExcludedWarnings(in)
+		}
 	}
 	var warnings []string
 	switch {
@@ -216,7 +176,7 @@ func Validate(obj, old runtime.Object, gates Gates) (field.ErrorList, []string, 
 		warnings = staticSuffixWarnings(name)
 	}
 	// Then the registry (rest.BeforeCreate, BeforeUpdate).
-	errs = declarative(internalObj, internalOld, errs, resource)
+	errs = declarative(st.in, st.old, errs, resource)
 	return errs, append(warnings, excluded...), nil
 }
 
@@ -327,13 +287,4 @@ func goVersion() string {
 		return bi.GoVersion
 	}
 	return ""
-}
-
-// oldOrNil is the internal old object of an update, nil on create (not a nil
-// pointer of its type).
-func oldOrNil(oldIn, old runtime.Object) runtime.Object {
-	if old == nil {
-		return nil
-	}
-	return oldIn
 }
