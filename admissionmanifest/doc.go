@@ -104,10 +104,10 @@
 // a Kubernetes version, StaticNamesFor gives its treatment of static names
 // (none before 1.36), MatchOptions.Kube matches as it does, and
 // ConfigOptions.Kube reads the plugins' configurations as it does
-// (staticManifestsDir unknown to 1.35, alpha and off in 1.36). The other
-// REST rules are 1.37's at every version. The differential tests
-// (conformance/kubernetes) compare with k8s.io/kubernetes v1.37.2. What
-// 1.37 changed since 1.36 is pinned by unit tests too:
+// (staticManifestsDir unknown to 1.35, alpha and off in 1.36). The REST
+// rules are each version's: the differential tests (conformance/kubernetes)
+// compare with k8s.io/kubernetes v1.35.4, v1.36.3, v1.37.2 and
+// v1.38.0-beta.0. What changed between versions is pinned by unit tests too:
 //
 //   - the stored-expressions environment of 1.37 has the Lists library's
 //     includes(), so an expression that an object already had may use it
@@ -116,8 +116,16 @@
 //   - metadata validation is apimachinery v0.37's: owner references are
 //     indexed (metadata.ownerReferences[0].apiVersion) and a missing
 //     apiVersion, kind, name or uid is Required rather than Invalid;
+//   - from 1.37 the registry runs the declarative validation after the
+//     strategy's: identical errors are reported once, and a binding's empty
+//     policyName and validationActions are its Required errors (no detail),
+//     after the others and not on an update that keeps them (1.37's
+//     handwritten errors then stand; 1.38 has none); from 1.38 a negative
+//     metadata.generation is its error too, after the strategy's;
 //   - rules of webhooks that name an excluded virtual resource get 1.37's
-//     warning (ExcludeAdmissionWebhookVirtualResources, on by default);
+//     warning (ExcludeAdmissionWebhookVirtualResources, on by default;
+//     with Options.Kube at 1.35 or 1.36, none, as their strategies give
+//     none);
 //   - the reservation of ".static.k8s.io" (StaticNamesReserved) is 1.37's
 //     default; with the feature off, as in 1.36 (StaticNamesWarned), the
 //     warning is kube-apiserver's WarningsForStaticSuffix ("metadata.name:

@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 )
 
 // ValidateValidatingAdmissionPolicyBinding validates a
@@ -26,8 +27,22 @@ func (v *Validator) ValidateValidatingAdmissionPolicyBinding(obj, old *admission
 	errs := genericvalidation.ValidateObjectMeta(&obj.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	path := field.NewPath("spec")
 	spec := &obj.Spec
+	// The declarative validation's errors (from 1.37), after the others,
+	// replace the handwritten ones of policyName and validationActions; on
+	// an update, a field it would find wrong but that the update keeps is
+	// not revalidated (it ratchets), and the handwritten error stands (1.37)
+	// or none (1.38, which dropped the handwritten checks).
+	var declarative field.ErrorList
+	dvActions := kubeversions.Has(v.opts.Kube, kubeversions.RESTDeclarativeValidation)
+	dvOnly := kubeversions.Has(v.opts.Kube, kubeversions.RESTDeclarativeBindingPolicyName)
 	if spec.PolicyName == "" {
-		errs = append(errs, field.Required(path.Child("policyName"), "").MarkCoveredByDeclarative())
+		kept := old != nil && old.Spec.PolicyName == ""
+		switch {
+		case !dvActions || (kept && !dvOnly):
+			errs = append(errs, field.Required(path.Child("policyName"), "").MarkCoveredByDeclarative())
+		case !kept:
+			declarative = append(declarative, field.Required(path.Child("policyName"), ""))
+		}
 	} else {
 		for _, msg := range genericvalidation.NameIsDNSSubdomain(spec.PolicyName, false) {
 			errs = append(errs, field.Invalid(path.Child("policyName"), spec.PolicyName, msg))
@@ -36,7 +51,17 @@ func (v *Validator) ValidateValidatingAdmissionPolicyBinding(obj, old *admission
 	errs = append(errs, admissionvalidation.ParamRef(spec.ParamRef, path.Child("paramRef"))...)
 	errs = append(errs, admissionvalidation.MatchResources(spec.MatchResources, path.Child("matchResources"))...)
 	errs = append(errs, validateValidationActions(spec.ValidationActions, path.Child("validationActions"))...)
-	return v.staticName(obj.Name, errs, old != nil)
+	if len(spec.ValidationActions) == 0 {
+		kept := old != nil && len(old.Spec.ValidationActions) == 0
+		switch {
+		case !dvActions || (kept && !dvOnly):
+			errs = append(errs, field.Required(path.Child("validationActions"), "at least one validation action is required").MarkCoveredByDeclarative())
+		case !kept:
+			declarative = append(declarative, field.Required(path.Child("validationActions"), ""))
+		}
+	}
+	errs, warnings := v.staticName(obj.Name, errs, old != nil, old != nil && old.Generation == obj.Generation)
+	return append(errs, declarative...), warnings
 }
 
 // validationActions are the actions of a binding, sorted.
@@ -56,9 +81,6 @@ func validateValidationActions(actions []admissionregistrationv1.ValidationActio
 	}
 	if seen[admissionregistrationv1.Deny] && seen[admissionregistrationv1.Warn] {
 		errs = append(errs, field.Invalid(path, actions, "must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)"))
-	}
-	if len(seen) == 0 {
-		errs = append(errs, field.Required(path, "at least one validation action is required").MarkCoveredByDeclarative())
 	}
 	return errs
 }

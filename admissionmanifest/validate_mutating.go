@@ -40,7 +40,7 @@ func (v *Validator) ValidateMutatingAdmissionPolicy(obj, old *admissionregistrat
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
-	return v.staticName(obj.Name, mv.ValidateMutatingAdmissionPolicy(obj, old), old != nil)
+	return v.staticName(obj.Name, mv.ValidateMutatingAdmissionPolicy(obj, old), old != nil, old != nil && old.Generation == obj.Generation)
 }
 
 // ValidateMutatingAdmissionPolicyBinding validates a
@@ -54,5 +54,5 @@ func (v *Validator) ValidateMutatingAdmissionPolicyBinding(obj, old *admissionre
 	if err != nil {
 		return field.ErrorList{field.InternalError(nil, err)}, nil
 	}
-	return v.staticName(obj.Name, mv.ValidateMutatingAdmissionPolicyBinding(obj, old), old != nil)
+	return v.staticName(obj.Name, mv.ValidateMutatingAdmissionPolicyBinding(obj, old), old != nil, old != nil && old.Generation == obj.Generation)
 }

@@ -44,7 +44,7 @@ func (v *Validator) ValidateValidatingAdmissionPolicy(obj, old *admissionregistr
 	}
 	errs := genericvalidation.ValidateObjectMeta(&obj.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
 	errs = append(errs, v.validatePolicySpec(&obj.ObjectMeta, &obj.Spec, &o, field.NewPath("spec"))...)
-	return v.staticName(obj.Name, errs, old != nil)
+	return v.staticName(obj.Name, errs, old != nil, old != nil && old.Generation == obj.Generation)
 }
 
 // policyOptions are what an update relaxes.

@@ -6,8 +6,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // validVAP is a valid, defaulted policy with params and variables.
@@ -194,10 +197,6 @@ func TestValidateBinding(t *testing.T) {
 		want []string
 	}{
 		{"valid", admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "p", ValidationActions: []admissionregistrationv1.ValidationAction{"Deny"}}, nil},
-		{"empty", admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{}, []string{
-			`spec.policyName: Required value`,
-			`spec.validationActions: Required value: at least one validation action is required`,
-		}},
 		{"actions", admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "P", ValidationActions: []admissionregistrationv1.ValidationAction{"Deny", "Warn", "Deny", "deny"}}, []string{
 			`spec.policyName: Invalid value: "P": ` + dns1123Subdomain,
 			`spec.validationActions[2]: Duplicate value: "Deny"`,
@@ -234,6 +233,48 @@ func TestValidateBinding(t *testing.T) {
 			errs, _ = v.Validate(b, b.DeepCopy())
 			assert.Equal(t, tt.want, rendered(errs), "an update validates alike")
 		})
+	}
+}
+
+// TestBindingDeclarativePerVersion: a binding's empty policyName and
+// validationActions per version (TestValidateBinding has the rest). From
+// 1.37 the registry's declarative validation reports them (no detail, after
+// the other errors, the static name's too), and not on an update that keeps
+// them, where 1.37's handwritten errors stand; 1.38 has no handwritten
+// errors for them.
+func TestBindingDeclarativePerVersion(t *testing.T) {
+	const (
+		policyName   = `spec.policyName: Required value`
+		actions      = `spec.validationActions: Required value`
+		actionsHW    = `spec.validationActions: Required value: at least one validation action is required`
+		badParamName = `spec.paramRef.name: Invalid value: "a/b": may not contain '/'`
+		static       = `metadata.name: Invalid value: "b.static.k8s.io": names ending with ".static.k8s.io" are reserved for static manifest-based configurations and cannot be managed via the API`
+	)
+	tests := []struct {
+		version                    kube.Version
+		create, keep, fromNonEmpty []string
+	}{
+		{kube.V1_35, []string{policyName, badParamName, actionsHW, static}, []string{policyName, badParamName, actionsHW}, []string{policyName, badParamName, actionsHW}},
+		{kube.V1_36, []string{policyName, badParamName, actionsHW, static}, []string{policyName, badParamName, actionsHW}, []string{policyName, badParamName, actionsHW}},
+		{kube.V1_37, []string{badParamName, static, policyName, actions}, []string{policyName, badParamName, actionsHW}, []string{badParamName, policyName, actions}},
+		{kube.V1_38, []string{badParamName, static, policyName, actions}, []string{badParamName}, []string{badParamName, policyName, actions}},
+	}
+	for _, tt := range tests {
+		target, err := kube.TargetFor(tt.version)
+		require.NoError(t, err)
+		v := withOptions(t, Options{Kube: target, StaticNames: StaticNamesReserved})
+		b := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: "b.static.k8s.io"}}
+		b.Spec.ParamRef = &admissionregistrationv1.ParamRef{Name: "a/b", ParameterNotFoundAction: ptrTo[admissionregistrationv1.ParameterNotFoundActionType]("Deny")}
+		SetDefaults(b)
+		errs, _ := v.Validate(b, nil)
+		assert.Equal(t, tt.create, rendered(errs), "%s create", tt.version)
+		errs, _ = v.Validate(b, b.DeepCopy())
+		assert.Equal(t, tt.keep, rendered(errs), "%s update keeping them", tt.version)
+		full := b.DeepCopy()
+		full.Spec.PolicyName = "p"
+		full.Spec.ValidationActions = []admissionregistrationv1.ValidationAction{"Deny"}
+		errs, _ = v.Validate(b, full)
+		assert.Equal(t, tt.fromNonEmpty, rendered(errs), "%s update emptying them", tt.version)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -36,7 +37,7 @@ func (v *Validator) ValidateValidatingWebhookConfiguration(obj, old *admissionre
 			oldHooks[i] = validatingWebhook(&old.Webhooks[i])
 		}
 	}
-	return v.validateWebhookConfiguration(&obj.ObjectMeta, hooks, oldHooks, old != nil)
+	return v.validateWebhookConfiguration(&obj.ObjectMeta, hooks, oldHooks, objectMetaOf(old))
 }
 
 // ValidateMutatingWebhookConfiguration validates a
@@ -58,7 +59,7 @@ func (v *Validator) ValidateMutatingWebhookConfiguration(obj, old *admissionregi
 			oldHooks[i] = mutatingWebhook(&old.Webhooks[i])
 		}
 	}
-	return v.validateWebhookConfiguration(&obj.ObjectMeta, hooks, oldHooks, old != nil)
+	return v.validateWebhookConfiguration(&obj.ObjectMeta, hooks, oldHooks, objectMetaOf(old))
 }
 
 // webhook is the part of a validating or mutating webhook that validation
@@ -166,7 +167,8 @@ func updateWebhookOptions(hooks, old []webhook) webhookOptions {
 	return o
 }
 
-func (v *Validator) validateWebhookConfiguration(meta *metav1.ObjectMeta, hooks, old []webhook, update bool) (field.ErrorList, []string) {
+func (v *Validator) validateWebhookConfiguration(meta *metav1.ObjectMeta, hooks, old []webhook, oldMeta *metav1.ObjectMeta) (field.ErrorList, []string) {
+	update := oldMeta != nil
 	opts := createWebhookOptions
 	if update {
 		opts = updateWebhookOptions(hooks, old)
@@ -186,8 +188,12 @@ func (v *Validator) validateWebhookConfiguration(meta *metav1.ObjectMeta, hooks,
 			names[h.name] = true
 		}
 	}
-	errs, warnings := v.staticName(meta.Name, errs, update)
-	warnings = append(warnings, warningsForExcludedResources(hooks)...)
+	errs, warnings := v.staticName(meta.Name, errs, update, update && oldMeta.Generation == meta.Generation)
+	// The strategies warn of excluded resources behind the gate that
+	// excludes them (1.37); 1.36's warn of none.
+	if kubeversions.Has(v.opts.Kube, kubeversions.WebhooksExcludeVirtualResources) {
+		warnings = append(warnings, warningsForExcludedResources(hooks)...)
+	}
 	return errs, warnings
 }
 
@@ -296,4 +302,15 @@ func joinValues[T ~string](values []T) string {
 		s[i] = string(v)
 	}
 	return strings.Join(s, ", ")
+}
+
+// objectMetaOf is the metadata of an old configuration, nil on create.
+func objectMetaOf[T interface {
+	*admissionregistrationv1.ValidatingWebhookConfiguration | *admissionregistrationv1.MutatingWebhookConfiguration
+	GetObjectMeta() metav1.Object
+}](old T) *metav1.ObjectMeta {
+	if old == nil {
+		return nil
+	}
+	return old.GetObjectMeta().(*metav1.ObjectMeta)
 }

@@ -5,8 +5,11 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 const (
@@ -380,6 +383,34 @@ func TestExcludedResourceWarnings(t *testing.T) {
 		assert.Equal(t, tt.want, warnings, "%v %v", tt.groups, tt.resources)
 		_, warnings = v.Validate(toMutating(c), toMutating(c))
 		assert.Equal(t, tt.want, warnings, "update %v %v", tt.groups, tt.resources)
+	}
+}
+
+// TestExcludedResourceWarningsPerVersion: the strategies warn of the
+// excluded resources from 1.37 (ExcludeAdmissionWebhookVirtualResources);
+// 1.35's and 1.36's warn of none.
+func TestExcludedResourceWarningsPerVersion(t *testing.T) {
+	warning := `webhooks[0].rules[0]: tokenreviews.authentication.k8s.io is excluded from admission webhooks; this rule will have no effect`
+	tests := []struct {
+		version kube.Version
+		want    []string
+	}{
+		{kube.V1_35, nil},
+		{kube.V1_36, nil},
+		{kube.V1_37, []string{warning}},
+		{kube.V1_38, []string{warning}},
+	}
+	for _, tt := range tests {
+		target, err := kube.TargetFor(tt.version)
+		require.NoError(t, err)
+		v := withOptions(t, Options{Kube: target, StaticNames: StaticNamesFor(target)})
+		c := validVWC()
+		c.Webhooks[0].Rules[0].APIGroups = []string{"authentication.k8s.io"}
+		c.Webhooks[0].Rules[0].Resources = []string{"tokenreviews"}
+		_, warnings := v.Validate(c, nil)
+		assert.Equal(t, tt.want, warnings, "%s create", tt.version)
+		_, warnings = v.Validate(toMutating(c), toMutating(c))
+		assert.Equal(t, tt.want, warnings, "%s update", tt.version)
 	}
 }
 

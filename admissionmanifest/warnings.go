@@ -6,6 +6,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/internal/admissionvalidation"
 )
 
 // staticNameMessage is kube-apiserver's error, and warning, for a name with
@@ -13,15 +15,20 @@ import (
 var staticNameMessage = fmt.Sprintf("names ending with %q are reserved for static manifest-based configurations and cannot be managed via the API", StaticSuffix)
 
 // staticName applies the StaticNamePolicy to name: on create with
-// StaticNamesReserved, an error appended to errs; otherwise, a warning.
-func (v *Validator) staticName(name string, errs field.ErrorList, update bool) (field.ErrorList, []string) {
-	if v.opts.StaticNames == StaticNamesAllowed || !strings.HasSuffix(name, StaticSuffix) {
-		return errs, nil
+// StaticNamesReserved, an error appended to errs; otherwise, a warning. The
+// errors are then the registry's (admissionvalidation.Registry: from 1.37,
+// identical errors once; generationKept says an update keeps
+// metadata.generation).
+func (v *Validator) staticName(name string, errs field.ErrorList, update, generationKept bool) (field.ErrorList, []string) {
+	var warnings []string
+	switch {
+	case v.opts.StaticNames == StaticNamesAllowed || !strings.HasSuffix(name, StaticSuffix):
+	case !update && v.opts.StaticNames == StaticNamesReserved:
+		errs = append(errs, field.Invalid(field.NewPath("metadata", "name"), name, staticNameMessage))
+	default:
+		warnings = []string{"metadata.name: " + staticNameMessage}
 	}
-	if !update && v.opts.StaticNames == StaticNamesReserved {
-		return append(errs, field.Invalid(field.NewPath("metadata", "name"), name, staticNameMessage)), nil
-	}
-	return errs, []string{"metadata.name: " + staticNameMessage}
+	return admissionvalidation.Registry(v.opts.Kube, errs, nil, generationKept), warnings
 }
 
 // ExcludedResources are the resources that no admission webhook, static
@@ -47,7 +54,8 @@ func isExcludedResource(gr schema.GroupResource) bool {
 }
 
 // warningsForExcludedResources are kube-apiserver 1.37's warnings for the
-// rules of webhooks that name an excluded resource explicitly: a rule with
+// rules of webhooks (behind ExcludeAdmissionWebhookVirtualResources; before
+// 1.37 there are none) that name an excluded resource explicitly: a rule with
 // "*" in its apiGroups or its resources gets none; each group and resource
 // pair is named once per rule, in the rule's order (groups, then
 // resources).

@@ -41,6 +41,7 @@ type ValidatorOptions struct {
 // kube-apiserver validates decoded, defaulted objects: a policy without
 // failurePolicy is Required here, where the API would have defaulted it.
 type Validator struct {
+	kube            kube.Target
 	matchConditions *matchcond.AdmissionCompiler
 	// expressions returns the checker of a policy's variables and
 	// mutations, or nil to check only their structure.
@@ -68,7 +69,7 @@ func NewValidator(o ValidatorOptions) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Validator{matchConditions: mc, expressions: celExpressions(compiler)}, nil
+	return &Validator{kube: o.Kube, matchConditions: mc, expressions: celExpressions(compiler)}, nil
 }
 
 // Validate validates obj, on create when old is nil, else on update from
@@ -128,7 +129,7 @@ func (v *Validator) ValidateMutatingAdmissionPolicy(obj, old *admissionregistrat
 		return field.ErrorList{field.InternalError(nil, errors.New("no object to validate"))}
 	}
 	errs := genericvalidation.ValidateObjectMeta(&obj.ObjectMeta, false, genericvalidation.NameIsDNSSubdomain, field.NewPath("metadata"))
-	return append(errs, v.validatePolicySpec(&obj.Spec, old, field.NewPath("spec"))...)
+	return admissionvalidation.Registry(v.kube, append(errs, v.validatePolicySpec(&obj.Spec, old, field.NewPath("spec"))...), nil, old != nil && old.Generation == obj.Generation)
 }
 
 func (v *Validator) validatePolicySpec(spec *admissionregistrationv1.MutatingAdmissionPolicySpec, old *admissionregistrationv1.MutatingAdmissionPolicy, path *field.Path) field.ErrorList {
@@ -273,5 +274,5 @@ func (v *Validator) ValidateMutatingAdmissionPolicyBinding(obj, old *admissionre
 		errs = append(errs, admissionvalidation.MatchResources(spec.MatchResources, path.Child("matchResources"))...)
 		errs = append(errs, mutatingOperationErrors(spec.MatchResources, path.Child("matchResources"))...)
 	}
-	return errs
+	return admissionvalidation.Registry(v.kube, errs, nil, old != nil && old.Generation == obj.Generation)
 }

@@ -36,6 +36,11 @@ func admREST(t testing.TB) *admissionmanifest.Validator {
 // admCounts counts the cases of a differential run.
 type admCounts struct{ cases, valid, redacted int }
 
+// admComparer compares the validation of obj (old nil: create) by
+// kube-apiserver and by gatehouse: admCompare for 1.37 in process, a
+// restSide's for each version's oracle.
+type admComparer func(t *testing.T, c *admCounts, what string, obj, old runtime.Object)
+
 // admCompare validates obj (old nil: create) with both and reports any
 // difference: errors (type, path, rendered text, order) and warnings.
 func admCompare(t *testing.T, c *admCounts, what string, obj, old runtime.Object) {
@@ -72,11 +77,14 @@ func equalStrings(a, b []string) bool {
 // TestAdmissionWebhookValidationMatchesKube compares the create validation
 // of validating and mutating webhook configurations over the generated
 // corpus.
-func TestAdmissionWebhookValidationMatchesKube(t *testing.T) {
+func TestAdmissionWebhookValidationMatchesKube(t *testing.T) { admWebhookCreateRun(t, admCompare) }
+
+// admWebhookCreateRun runs the cases of TestAdmissionWebhookValidationMatchesKube through cmp.
+func admWebhookCreateRun(t *testing.T, cmp admComparer) {
 	var c admCounts
 	for _, m := range admWebhookCorpus(3000) {
-		admCompare(t, &c, "MWC create", m, nil)
-		admCompare(t, &c, "VWC create", admToValidating(m), nil)
+		cmp(t, &c, "MWC create", m, nil)
+		cmp(t, &c, "VWC create", admToValidating(m), nil)
 		if t.Failed() {
 			break
 		}
@@ -90,6 +98,11 @@ func TestAdmissionWebhookValidationMatchesKube(t *testing.T) {
 // validation: from each corpus object to a mutation of it, and between
 // random pairs.
 func TestAdmissionWebhookUpdateValidationMatchesKube(t *testing.T) {
+	admWebhookUpdateRun(t, admCompare)
+}
+
+// admWebhookUpdateRun runs the cases of TestAdmissionWebhookUpdateValidationMatchesKube through cmp.
+func admWebhookUpdateRun(t *testing.T, cmp admComparer) {
 	var c admCounts
 	corpus := admWebhookCorpus(1500)
 	muts := admWebhookMutations()
@@ -99,13 +112,13 @@ func TestAdmissionWebhookUpdateValidationMatchesKube(t *testing.T) {
 		if len(n.Webhooks) > 0 {
 			muts[(i*7919)%len(muts)].apply(n, &n.Webhooks[i%len(n.Webhooks)])
 		}
-		admCompare(t, &c, "MWC update", n, old)
-		admCompare(t, &c, "VWC update", admToValidating(n), admToValidating(old))
+		cmp(t, &c, "MWC update", n, old)
+		cmp(t, &c, "VWC update", admToValidating(n), admToValidating(old))
 		// The object itself, unchanged: every relaxation applies.
-		admCompare(t, &c, "MWC no-op update", old, old)
+		cmp(t, &c, "MWC no-op update", old, old)
 		// Another object of the corpus.
 		other := corpus[(i*104729+1)%len(corpus)]
-		admCompare(t, &c, "MWC update to another", other, old)
+		cmp(t, &c, "MWC update to another", other, old)
 		if t.Failed() {
 			break
 		}
@@ -115,7 +128,10 @@ func TestAdmissionWebhookUpdateValidationMatchesKube(t *testing.T) {
 
 // TestAdmissionRealWorldValidationMatchesKube validates every webhook
 // configuration and policy of the real-world manifests.
-func TestAdmissionRealWorldValidationMatchesKube(t *testing.T) {
+func TestAdmissionRealWorldValidationMatchesKube(t *testing.T) { admRealWorldRun(t, admCompare) }
+
+// admRealWorldRun runs the cases of TestAdmissionRealWorldValidationMatchesKube through cmp.
+func admRealWorldRun(t *testing.T, cmp admComparer) {
 	files, err := filepath.Glob(filepath.Join("testdata", "admission-webhooks", "*.yaml"))
 	require.NoError(t, err)
 	require.NotEmpty(t, files)
@@ -128,8 +144,8 @@ func TestAdmissionRealWorldValidationMatchesKube(t *testing.T) {
 			t.Logf("%s: %v (validating the rest)", filepath.Base(f), err)
 		}
 		for _, obj := range objs {
-			admCompare(t, &c, filepath.Base(f), obj, nil)
-			admCompare(t, &c, filepath.Base(f)+" (update)", obj, obj)
+			cmp(t, &c, filepath.Base(f), obj, nil)
+			cmp(t, &c, filepath.Base(f)+" (update)", obj, obj)
 		}
 	}
 	t.Logf("real-world: %d files, %d cases (%d valid)", len(files), c.cases, c.valid)
@@ -166,17 +182,20 @@ func TestAdmissionRealWorldVerdicts(t *testing.T) {
 
 // TestAdmissionPolicyValidationMatchesKube compares the create and update
 // validation of validating admission policies over the generated corpus.
-func TestAdmissionPolicyValidationMatchesKube(t *testing.T) {
+func TestAdmissionPolicyValidationMatchesKube(t *testing.T) { admPolicyRun(t, admCompare) }
+
+// admPolicyRun runs the cases of TestAdmissionPolicyValidationMatchesKube through cmp.
+func admPolicyRun(t *testing.T, cmp admComparer) {
 	var create, update admCounts
 	corpus := admPolicyCorpus(1500)
 	muts := admPolicyMutations()
 	for i, p := range corpus {
-		admCompare(t, &create, "VAP create", p, nil)
+		cmp(t, &create, "VAP create", p, nil)
 		n := p.DeepCopy()
 		muts[(i*7919)%len(muts)].apply(n)
-		admCompare(t, &update, "VAP update", n, p)
-		admCompare(t, &update, "VAP no-op update", p, p)
-		admCompare(t, &update, "VAP update to another", corpus[(i*104729+1)%len(corpus)], p)
+		cmp(t, &update, "VAP update", n, p)
+		cmp(t, &update, "VAP no-op update", p, p)
+		cmp(t, &update, "VAP update to another", corpus[(i*104729+1)%len(corpus)], p)
 		if t.Failed() {
 			break
 		}
@@ -187,12 +206,15 @@ func TestAdmissionPolicyValidationMatchesKube(t *testing.T) {
 
 // TestAdmissionPolicyBindingValidationMatchesKube compares the validation
 // of bindings.
-func TestAdmissionPolicyBindingValidationMatchesKube(t *testing.T) {
+func TestAdmissionPolicyBindingValidationMatchesKube(t *testing.T) { admBindingRun(t, admCompare) }
+
+// admBindingRun runs the cases of TestAdmissionPolicyBindingValidationMatchesKube through cmp.
+func admBindingRun(t *testing.T, cmp admComparer) {
 	var c admCounts
 	corpus := admBindingCorpus(1500)
 	for i, b := range corpus {
-		admCompare(t, &c, "VAPB create", b, nil)
-		admCompare(t, &c, "VAPB update", corpus[(i*104729+1)%len(corpus)], b)
+		cmp(t, &c, "VAPB create", b, nil)
+		cmp(t, &c, "VAPB update", corpus[(i*104729+1)%len(corpus)], b)
 		if t.Failed() {
 			break
 		}
@@ -235,7 +257,10 @@ func TestAdmissionStaticNamesFeatureOffMatchesKube(t *testing.T) {
 // TestAdmissionEdgeCasesMatchKube are hand-written cases the generated
 // corpora may miss: the update relaxations at their boundaries, and odd
 // inputs.
-func TestAdmissionEdgeCasesMatchKube(t *testing.T) {
+func TestAdmissionEdgeCasesMatchKube(t *testing.T) { admEdgeCasesRun(t, admCompare) }
+
+// admEdgeCasesRun runs the cases of TestAdmissionEdgeCasesMatchKube through cmp.
+func admEdgeCasesRun(t *testing.T, cmp admComparer) {
 	var c admCounts
 	bad := []admissionregistrationv1.MatchCondition{{Name: "bad", Expression: "1"}}
 
@@ -245,52 +270,52 @@ func TestAdmissionEdgeCasesMatchKube(t *testing.T) {
 	grown := old.DeepCopy()
 	grown.Webhooks = append(grown.Webhooks, *grown.Webhooks[0].DeepCopy())
 	grown.Webhooks[1].Name = "other.hooks.example.com"
-	admCompare(t, &c, "one more webhook", grown, old)
-	admCompare(t, &c, "one webhook less", old, grown)
+	cmp(t, &c, "one more webhook", grown, old)
+	cmp(t, &c, "one webhook less", old, grown)
 	// nil and empty conditions differ for reflect.DeepEqual.
 	empty := admBaseMWCs()[0]
 	empty.Webhooks[0].MatchConditions = []admissionregistrationv1.MatchCondition{}
-	admCompare(t, &c, "nil to empty conditions", empty, admBaseMWCs()[0])
+	cmp(t, &c, "nil to empty conditions", empty, admBaseMWCs()[0])
 	// Reordered webhooks: conditions compared index by index.
 	two := admBaseMWCs()[1]
 	two.Webhooks[1].MatchConditions = bad
 	swapped := two.DeepCopy()
 	swapped.Webhooks[0], swapped.Webhooks[1] = swapped.Webhooks[1], swapped.Webhooks[0]
-	admCompare(t, &c, "swapped webhooks", swapped, two)
-	admCompare(t, &c, "swapped webhooks, validating", admToValidating(swapped), admToValidating(two))
+	cmp(t, &c, "swapped webhooks", swapped, two)
+	cmp(t, &c, "swapped webhooks, validating", admToValidating(swapped), admToValidating(two))
 	// Side effects: one old webhook with Some relaxes every webhook.
 	some := two.DeepCopy()
 	some.Webhooks[0].SideEffects = admPtr(admissionregistrationv1.SideEffectClassSome)
 	someNew := some.DeepCopy()
 	someNew.Webhooks[1].SideEffects = admPtr(admissionregistrationv1.SideEffectClassUnknown)
-	admCompare(t, &c, "side effects relaxed", someNew, some)
+	cmp(t, &c, "side effects relaxed", someNew, some)
 	someNew.Webhooks[1].SideEffects = admPtr[admissionregistrationv1.SideEffectClass]("Other")
-	admCompare(t, &c, "side effects relaxed, still a known class", someNew, some)
+	cmp(t, &c, "side effects relaxed, still a known class", someNew, some)
 	// Duplicate empty names in the old object relax uniqueness.
 	dup := admBaseMWCs()[1]
 	dup.Webhooks[0].Name, dup.Webhooks[1].Name = "", ""
 	dupNew := admBaseMWCs()[1]
 	dupNew.Webhooks[1].Name = dupNew.Webhooks[0].Name
-	admCompare(t, &c, "old empty duplicate names", dupNew, dup)
-	admCompare(t, &c, "duplicate names from unique", dupNew, admBaseMWCs()[1])
+	cmp(t, &c, "old empty duplicate names", dupNew, dup)
+	cmp(t, &c, "duplicate names from unique", dupNew, admBaseMWCs()[1])
 
 	// Policies: a new paramKind, even empty, revalidates the conditions.
 	p := admBasePolicies()[0]
 	p.Spec.MatchConditions = bad
 	withKind := p.DeepCopy()
 	withKind.Spec.ParamKind = &admissionregistrationv1.ParamKind{}
-	admCompare(t, &c, "paramKind nil to empty", withKind, p)
-	admCompare(t, &c, "paramKind empty to empty", withKind, withKind)
+	cmp(t, &c, "paramKind nil to empty", withKind, p)
+	cmp(t, &c, "paramKind empty to empty", withKind, withKind)
 	// nil and empty conditions are equal for equality.Semantic.
 	emptyConds := admBasePolicies()[0]
 	emptyConds.Spec.MatchConditions = []admissionregistrationv1.MatchCondition{}
-	admCompare(t, &c, "policy nil to empty conditions", emptyConds, admBasePolicies()[0])
+	cmp(t, &c, "policy nil to empty conditions", emptyConds, admBasePolicies()[0])
 	// A variable whose expression is an old validation compiles as stored.
 	stored := admBasePolicies()[0]
 	stored.Spec.Validations = append(stored.Spec.Validations, admissionregistrationv1.Validation{Expression: "object.spec.replicas > 0"})
 	withVar := stored.DeepCopy()
 	withVar.Spec.Variables = []admissionregistrationv1.Variable{{Name: "v", Expression: "object.spec.replicas > 0"}}
-	admCompare(t, &c, "variable from an old validation", withVar, stored)
+	cmp(t, &c, "variable from an old validation", withVar, stored)
 	// Padded expressions: match conditions and audit values are compiled
 	// trimmed, the others as written.
 	padded := admBasePolicies()[1]
@@ -299,8 +324,8 @@ func TestAdmissionEdgeCasesMatchKube(t *testing.T) {
 	padded.Spec.Validations[0].MessageExpression = " \n object.x in [1, "
 	padded.Spec.AuditAnnotations[0].ValueExpression = "\n  1 +  "
 	padded.Spec.Variables[0].Expression = " \n  1 + "
-	admCompare(t, &c, "padded expressions", padded, nil)
-	admCompare(t, &c, "padded expressions, stored", padded, padded)
+	cmp(t, &c, "padded expressions", padded, nil)
+	cmp(t, &c, "padded expressions, stored", padded, padded)
 
 	// Odd inputs.
 	odd := admBaseMWCs()[0]
@@ -309,13 +334,13 @@ func TestAdmissionEdgeCasesMatchKube(t *testing.T) {
 	odd.Webhooks[0].ClientConfig.URL = admPtr("https://hôst/päth\x00")
 	odd.Webhooks[0].Rules[0].Resources = []string{"ü/*", "ü/x", "\x00"}
 	odd.Webhooks[0].AdmissionReviewVersions = []string{"v1", "\u00e9"}
-	admCompare(t, &c, "unicode", odd, nil)
+	cmp(t, &c, "unicode", odd, nil)
 	huge := admBaseMWCs()[0]
 	for i := range 300 {
 		h := *huge.Webhooks[0].DeepCopy()
 		h.Name = fmt.Sprintf("h%d.hooks.example.com", i%250)
 		huge.Webhooks = append(huge.Webhooks, h)
 	}
-	admCompare(t, &c, "300 webhooks with duplicates", huge, nil)
+	cmp(t, &c, "300 webhooks with duplicates", huge, nil)
 	t.Logf("edge cases: %d cases (%d valid)", c.cases, c.valid)
 }

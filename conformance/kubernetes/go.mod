@@ -3,13 +3,17 @@ module github.com/gatehouse-dev/gatehouse/conformance/kubernetes
 go 1.26.0
 
 require (
-	github.com/gatehouse-dev/gatehouse v0.0.0-00010101000000-000000000000
+	github.com/gatehouse-dev/gatehouse v0.0.0
+	github.com/gatehouse-dev/gatehouse/conformance v0.0.0
+	github.com/gatehouse-dev/gatehouse/conformance/kubernetes/oracle v0.0.0
+	github.com/gatehouse-dev/gatehouse/conformance/oracle v0.0.0
 	github.com/stretchr/testify v1.11.1
 	k8s.io/api v0.37.2
-	k8s.io/apiextensions-apiserver v0.0.0
+	k8s.io/apiextensions-apiserver v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/apiserver v0.37.2
 	k8s.io/client-go v0.37.2
+	k8s.io/component-base v0.37.2
 	k8s.io/klog/v2 v2.140.0
 	k8s.io/kube-openapi v0.0.0-20260721132016-d427ff9ee9ad
 	k8s.io/kubernetes v1.37.2
@@ -100,7 +104,6 @@ require (
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 	k8s.io/cloud-provider v0.37.2 // indirect
-	k8s.io/component-base v0.37.2 // indirect
 	k8s.io/component-helpers v0.37.2 // indirect
 	k8s.io/controller-manager v0.37.2 // indirect
 	k8s.io/kube-aggregator v0.0.0 // indirect
@@ -119,6 +122,17 @@ require (
 )
 
 replace github.com/gatehouse-dev/gatehouse => ../..
+
+// The REST validation of admission objects is ./oracle's package
+// restvalidation, linked here for 1.37; the other versions answer from that
+// program, built and started by the conformance module's kubeoracle, in the
+// protocol of ../oracle.
+replace (
+	github.com/gatehouse-dev/gatehouse/conformance => ..
+	github.com/gatehouse-dev/gatehouse/conformance/kubernetes/oracle => ./oracle
+	github.com/gatehouse-dev/gatehouse/conformance/oracle => ../oracle
+	github.com/gatehouse-dev/gatehouse/contrib/podsecurity => ../../contrib/podsecurity
+)
 
 // The main module replaces genproto's googleapis/api with its one package
 // that cel-go compiles, to keep gRPC out of its build list. This module is

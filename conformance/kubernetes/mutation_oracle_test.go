@@ -8,9 +8,8 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	"k8s.io/kubernetes/pkg/apis/admissionregistration"
-	admvalidation "k8s.io/kubernetes/pkg/apis/admissionregistration/validation"
 
+	"github.com/gatehouse-dev/gatehouse/conformance/kubernetes/oracle/restvalidation"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 )
 
@@ -19,8 +18,9 @@ import (
 // (admission_oracle_test.go): the scheme's defaults, conversion to the
 // internal type, then pkg/apis/admissionregistration/validation's
 // ValidateMutatingAdmissionPolicy(+Update) and
-// ValidateMutatingAdmissionPolicyBinding(+Update). The strategy's static
-// names and authorization checks are not package mutation's.
+// ValidateMutatingAdmissionPolicyBinding(+Update) (restvalidation). The
+// strategy's static names and authorization checks are not package
+// mutation's.
 
 var (
 	mvValidatorOnce sync.Once
@@ -35,37 +35,28 @@ func mvGatehouseValidator(t testing.TB) *mutation.Validator {
 	return mvValidator
 }
 
-// mvOracle validates obj (old nil: create) as kube-apiserver 1.37.2 does.
+// mvOracle validates obj (old nil: create) as kube-apiserver 1.37.2 does,
+// without the strategy's reservation of static names.
 func mvOracle(t testing.TB, obj, old runtime.Object) field.ErrorList {
 	t.Helper()
-	switch o := obj.(type) {
-	case *admissionregistrationv1.MutatingAdmissionPolicy:
-		in := &admissionregistration.MutatingAdmissionPolicy{}
-		admOracleInternal(t, o, in)
-		if old == nil {
-			return admvalidation.ValidateMutatingAdmissionPolicy(in)
-		}
-		oldIn := &admissionregistration.MutatingAdmissionPolicy{}
-		admOracleInternal(t, old, oldIn)
-		return admvalidation.ValidateMutatingAdmissionPolicyUpdate(in, oldIn)
-	case *admissionregistrationv1.MutatingAdmissionPolicyBinding:
-		in := &admissionregistration.MutatingAdmissionPolicyBinding{}
-		admOracleInternal(t, o, in)
-		if old == nil {
-			return admvalidation.ValidateMutatingAdmissionPolicyBinding(in)
-		}
-		oldIn := &admissionregistration.MutatingAdmissionPolicyBinding{}
-		admOracleInternal(t, old, oldIn)
-		return admvalidation.ValidateMutatingAdmissionPolicyBindingUpdate(in, oldIn)
+	gates := restvalidation.DefaultGates()
+	gates.ManifestBasedAdmissionControlConfig = false
+	errs, _, err := restvalidation.Validate(obj, old, gates)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no oracle for %T", obj)
-	return nil
+	return errs
 }
 
 // mvGatehouse validates obj as gatehouse does: the defaults on a copy, then
 // the Validator.
 func mvGatehouse(t testing.TB, obj, old runtime.Object) field.ErrorList {
 	t.Helper()
+	return mvGatehouseWith(mvGatehouseValidator(t), obj, old)
+}
+
+// mvGatehouseWith is mvGatehouse with the Validator v.
+func mvGatehouseWith(v *mutation.Validator, obj, old runtime.Object) field.ErrorList {
 	def := func(o runtime.Object) runtime.Object {
 		o = o.DeepCopyObject()
 		switch x := o.(type) {
@@ -80,5 +71,5 @@ func mvGatehouse(t testing.TB, obj, old runtime.Object) field.ErrorList {
 	if old != nil {
 		old = def(old)
 	}
-	return mvGatehouseValidator(t).Validate(obj, old)
+	return v.Validate(obj, old)
 }

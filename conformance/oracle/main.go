@@ -7,8 +7,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -26,33 +24,5 @@ func main() {
 
 // serve answers every line of r on w, in order, until r ends.
 func serve(r io.Reader, w io.Writer) error {
-	in := bufio.NewReader(r)
-	out := bufio.NewWriter(w)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
-	ev := kubeeval.New()
-	for {
-		line, err := in.ReadBytes('\n')
-		if len(line) > 0 {
-			var q protocol.Query
-			var a protocol.Answer
-			if jerr := json.Unmarshal(line, &q); jerr != nil {
-				a = protocol.Answer{Error: "decoding the query: " + jerr.Error()}
-			} else {
-				a = ev.Answer(q)
-			}
-			if werr := enc.Encode(a); werr != nil {
-				return werr
-			}
-			if werr := out.Flush(); werr != nil {
-				return werr
-			}
-		}
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return protocol.Serve(r, w, kubeeval.New().Answer)
 }

@@ -120,6 +120,26 @@ const (
 	// ValidatingAdmissionPolicy (pkg/admission/plugin/authorizer/
 	// conditionsenforcer, gate ConditionalAuthorization, 1.38).
 	ConditionsEnforcerPlugin
+	// RESTDeclarativeValidation: the registry runs the declarative
+	// validation after the strategy's (rest.BeforeCreate, BeforeUpdate:
+	// every admission strategy embeds rest.DeclarativeValidation, 1.37).
+	// The strategy's errors pass through ErrorList.Filter, which reports
+	// identical errors once, and the errors of the declarative validation
+	// come after them: a ValidatingAdmissionPolicyBinding's empty
+	// policyName and validationActions are its Required (no detail), last,
+	// and not on an update that keeps them (it ratchets; the strategy's own
+	// errors then stand in 1.37).
+	RESTDeclarativeValidation
+	// RESTDeclarativeBindingPolicyName: a ValidatingAdmissionPolicyBinding's
+	// empty policyName and validationActions are the declarative
+	// validation's alone (the handwritten checks are gone, 1.38): an update
+	// that keeps them has no error for them.
+	RESTDeclarativeBindingPolicyName
+	// RESTDeclarativeGeneration: a negative metadata.generation is the
+	// declarative validation's error (1.38), first of its errors, after
+	// the strategy's; an update that keeps the generation keeps the
+	// strategy's error in its place.
+	RESTDeclarativeGeneration
 )
 
 // row is a behaviour's: the version from which kube-apiserver has it, or
@@ -151,6 +171,9 @@ var table = [...]row{
 	ConditionalUnionNamesChecked:        {since: kube.V1_38},
 	ConditionalWebhooks:                 {gate: kube.ConditionalAuthorization},
 	ConditionsEnforcerPlugin:            {gate: kube.ConditionalAuthorization},
+	RESTDeclarativeValidation:           {since: kube.V1_37},
+	RESTDeclarativeBindingPolicyName:    {since: kube.V1_38},
+	RESTDeclarativeGeneration:           {since: kube.V1_38},
 }
 
 // Has tells whether kube-apiserver as t has behaviour b.

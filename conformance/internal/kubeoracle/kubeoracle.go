@@ -51,7 +51,7 @@ type Oracle interface {
 // InProcessVersion is the version this module links.
 const InProcessVersion = "1.37"
 
-// outOfProcess is how the oracle module builds for one version.
+// outOfProcess is how an oracle module builds for one version.
 type outOfProcess struct {
 	modfile   string // the modfile that pins the version
 	tags      string // -tags, for the files of an API that differs
@@ -59,7 +59,34 @@ type outOfProcess struct {
 	beta      bool   // a pre-release: in AllVersions, not in Versions
 }
 
-// modfiles names, per version answered out of process, how to build it.
+// Program is an oracle program: a module of this repository, built per
+// version with that version's modfile, tags and toolchain, that speaks the
+// protocol.
+type Program struct {
+	name   string                  // names its binaries
+	dir    string                  // its module's directory, from this package's
+	builds map[string]outOfProcess // per version answered out of process
+}
+
+// The oracle programs.
+var (
+	// APIServer is ../../oracle: the rules of k8s.io/apiserver (CEL,
+	// authorization, admission plugins).
+	APIServer = &Program{name: "oracle", dir: filepath.Join("..", "..", "oracle"), builds: modfiles}
+	// Kubernetes is ../../kubernetes/oracle: the rules that live in
+	// k8s.io/kubernetes (the REST validation of admission objects). Its
+	// 1.37 is linked in process by the conformance/kubernetes module; its
+	// go.mod (1.36) builds with -tags k8s136, as 1.36 and 1.37 differ in
+	// APIs it calls.
+	Kubernetes = &Program{name: "kubernetes-oracle", dir: filepath.Join("..", "..", "kubernetes", "oracle"), builds: map[string]outOfProcess{
+		"1.35": {modfile: "go.v1.35.mod", tags: "k8s135"},
+		"1.36": {modfile: "go.mod", tags: "k8s136"},
+		"1.38": {modfile: "go.v1.38.mod", tags: "k8s138", toolchain: "go1.27.3", beta: true},
+	}}
+)
+
+// modfiles names, per version the apiserver oracle answers out of process,
+// how to build it.
 var modfiles = map[string]outOfProcess{
 	"1.35": {modfile: "go.v1.35.mod", tags: "k8s135"},
 	"1.36": {modfile: "go.mod"},
@@ -68,14 +95,21 @@ var modfiles = map[string]outOfProcess{
 
 // Versions lists every released version an oracle can answer for, oldest
 // first: the versions whose differences the reference's tables name.
-func Versions() []string { return versions(false) }
+func Versions() []string { return APIServer.Versions() }
 
 // AllVersions is Versions and the pre-releases (1.38's beta).
-func AllVersions() []string { return versions(true) }
+func AllVersions() []string { return APIServer.AllVersions() }
 
-func versions(beta bool) []string {
+// Versions lists the released versions the program answers for (out of
+// process, and InProcessVersion), oldest first.
+func (p *Program) Versions() []string { return p.versions(false) }
+
+// AllVersions is the program's Versions and its pre-releases.
+func (p *Program) AllVersions() []string { return p.versions(true) }
+
+func (p *Program) versions(beta bool) []string {
 	vs := []string{InProcessVersion}
-	for v, b := range modfiles {
+	for v, b := range p.builds {
 		if beta || !b.beta {
 			vs = append(vs, v)
 		}
@@ -90,27 +124,33 @@ func versions(beta bool) []string {
 // one failure a test may skip on.
 var ErrCannotBuild = errors.New("cannot download the oracle's modules")
 
-// Start returns the oracle of version.
+// Start returns the apiserver oracle of version.
 func Start(ctx context.Context, version string) (Oracle, error) {
 	if version == InProcessVersion {
 		return NewInProcess(), nil
 	}
-	bin, err := Build(ctx, version)
-	if err != nil {
-		return nil, err
-	}
-	return StartProcess(bin, version)
+	return APIServer.Start(ctx, version)
 }
 
 // --- in process ---
 
 type inProcess struct {
-	mu sync.Mutex
-	ev *kubeeval.Evaluator
+	mu     sync.Mutex
+	answer func(protocol.Query) protocol.Answer
 }
 
-// NewInProcess returns the oracle of InProcessVersion, run in this process.
-func NewInProcess() Oracle { return &inProcess{ev: kubeeval.New()} }
+// NewInProcess returns the apiserver oracle of InProcessVersion, run in
+// this process.
+func NewInProcess() Oracle { return NewInProcessFunc(kubeeval.New().Answer) }
+
+// NewInProcessFunc returns the oracle of InProcessVersion that answers with
+// answer in this process, as a program's main does: a module that links the
+// evaluation package of another program for InProcessVersion (the
+// conformance/kubernetes module links ../../kubernetes/oracle's) gives its
+// Answer.
+func NewInProcessFunc(answer func(protocol.Query) protocol.Answer) Oracle {
+	return &inProcess{answer: answer}
+}
 
 func (o *inProcess) Version() string { return InProcessVersion }
 func (o *inProcess) Close() error    { return nil }
@@ -126,7 +166,7 @@ func (o *inProcess) Eval(q protocol.Query) (protocol.Answer, error) {
 		return protocol.Answer{}, err
 	}
 	o.mu.Lock()
-	a := o.ev.Answer(q2)
+	a := o.answer(q2)
 	o.mu.Unlock()
 	if a.Error != "" {
 		return a, fmt.Errorf("oracle %s: %s", InProcessVersion, a.Error)
@@ -138,38 +178,58 @@ func (o *inProcess) Eval(q protocol.Query) (protocol.Answer, error) {
 
 var (
 	buildMu    sync.Mutex
-	buildCache = map[string]string{}
+	buildCache = map[string]string{} // by program and version
 	buildDir   string
 )
 
-// OracleDir returns the directory of the oracle module.
-func OracleDir() (string, error) {
+// OracleDir returns the directory of the apiserver oracle's module.
+func OracleDir() (string, error) { return APIServer.Dir() }
+
+// Dir returns the directory of the program's module.
+func (p *Program) Dir() (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok || !filepath.IsAbs(file) {
 		return "", fmt.Errorf("cannot locate the oracle module from %q (built with -trimpath?)", file)
 	}
-	dir := filepath.Join(filepath.Dir(file), "..", "..", "oracle")
+	dir := filepath.Join(filepath.Dir(file), p.dir)
 	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
 		return "", err
 	}
 	return dir, nil
 }
 
-// Build builds the oracle of version into a temporary directory (once per
+// Build builds the apiserver oracle of version (APIServer.Build).
+func Build(ctx context.Context, version string) (string, error) {
+	return APIServer.Build(ctx, version)
+}
+
+// Start returns the program's oracle of version, run as a child process;
+// InProcessVersion, which this module links, is not among them (see
+// NewInProcess and NewInProcessFunc).
+func (p *Program) Start(ctx context.Context, version string) (Oracle, error) {
+	bin, err := p.Build(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	return StartProcess(bin, version)
+}
+
+// Build builds the program for version into a temporary directory (once per
 // process; the go build cache makes later processes fast) and returns the
 // binary's path.
-func Build(ctx context.Context, version string) (string, error) {
-	how, ok := modfiles[version]
+func (p *Program) Build(ctx context.Context, version string) (string, error) {
+	how, ok := p.builds[version]
 	modfile := how.modfile
 	if !ok {
-		return "", fmt.Errorf("no oracle program for Kubernetes %q (out of process: %v)", version, slices.Sorted(maps.Keys(modfiles)))
+		return "", fmt.Errorf("no %s program for Kubernetes %q (out of process: %v)", p.name, version, slices.Sorted(maps.Keys(p.builds)))
 	}
 	buildMu.Lock()
 	defer buildMu.Unlock()
-	if bin, ok := buildCache[version]; ok {
+	key := p.name + "-" + version
+	if bin, ok := buildCache[key]; ok {
 		return bin, nil
 	}
-	dir, err := OracleDir()
+	dir, err := p.Dir()
 	if err != nil {
 		return "", err
 	}
@@ -199,7 +259,7 @@ func Build(ctx context.Context, version string) (string, error) {
 	if out, err := run("mod", "download", "-modfile="+modfile); err != nil {
 		return "", fmt.Errorf("%w (go mod download -modfile=%s in %s): %v\n%s", ErrCannotBuild, modfile, dir, err, out)
 	}
-	bin := filepath.Join(buildDir, "oracle-"+version)
+	bin := filepath.Join(buildDir, key)
 	args := []string{"build", "-modfile=" + modfile}
 	if how.tags != "" {
 		args = append(args, "-tags", how.tags)
@@ -207,7 +267,7 @@ func Build(ctx context.Context, version string) (string, error) {
 	if out, err := run(append(args, "-o", bin, ".")...); err != nil {
 		return "", fmt.Errorf("go %s in %s: %v\n%s", strings.Join(args, " "), dir, err, out)
 	}
-	buildCache[version] = bin
+	buildCache[key] = bin
 	return bin, nil
 }
 

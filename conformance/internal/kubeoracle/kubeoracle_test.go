@@ -67,3 +67,27 @@ func TestBetaBuildsWithItsToolchain(t *testing.T) {
 	require.NoError(t, err)
 	require.JSONEq(t, "false", string(a.Result), "%+v", a)
 }
+
+// TestKubernetesProgram: the oracle of k8s.io/kubernetes's rules knows its
+// own versions, and is built apart from the apiserver oracle.
+func TestKubernetesProgram(t *testing.T) {
+	require.Equal(t, []string{"1.35", "1.36", "1.37"}, Kubernetes.Versions())
+	require.Equal(t, []string{"1.35", "1.36", "1.37", "1.38"}, Kubernetes.AllVersions())
+	_, err := Kubernetes.Build(context.Background(), "1.37")
+	require.ErrorContains(t, err, `no kubernetes-oracle program for Kubernetes "1.37"`)
+	dir, err := Kubernetes.Dir()
+	require.NoError(t, err)
+	apiserver, err := OracleDir()
+	require.NoError(t, err)
+	require.NotEqual(t, apiserver, dir)
+}
+
+func TestInProcessFunc(t *testing.T) {
+	o := NewInProcessFunc(func(q protocol.Query) protocol.Answer {
+		return protocol.Answer{Kubernetes: q.Op}
+	})
+	a, err := o.Eval(protocol.Query{Op: protocol.OpInfo})
+	require.NoError(t, err)
+	require.Equal(t, protocol.OpInfo, a.Kubernetes)
+	require.Equal(t, InProcessVersion, o.Version())
+}

@@ -51,6 +51,11 @@ const (
 	// attaches it (or none, NoDecision), and Evaluation, when set, replaces
 	// the chain's EvaluateConditions.
 	OpConditionsEnforcer = "conditionsenforcer"
+	// OpRESTValidation validates one admissionregistration.k8s.io/v1 object
+	// as kube-apiserver's REST API does on create or update
+	// (RESTValidationQuery). Its rules live in k8s.io/kubernetes, which this
+	// program does not link: the oracle of ../kubernetes/oracle answers it.
+	OpRESTValidation = "restvalidation"
 )
 
 // Decisions of OpUnion, as k8s.io/apiserver's authorizer.Decision prints
@@ -153,6 +158,36 @@ type Query struct {
 
 	// VAP is the world and the request.
 	VAP *VAPQuery `json:"vap,omitempty"`
+
+	// OpRESTValidation.
+	REST *RESTValidationQuery `json:"rest,omitempty"`
+}
+
+// RESTValidationQuery is one admission object sent to the REST API:
+// ValidatingWebhookConfiguration, MutatingWebhookConfiguration,
+// ValidatingAdmissionPolicy(Binding) or MutatingAdmissionPolicy(Binding),
+// admissionregistration.k8s.io/v1. The oracle decodes it, applies the
+// scheme's defaults, converts it to the internal type and validates it as
+// the registry strategy's Validate (create) or ValidateUpdate does.
+type RESTValidationQuery struct {
+	// Object is the object, JSON with apiVersion and kind.
+	Object json.RawMessage `json:"object"`
+	// OldObject is the stored object of an update; absent for a create.
+	OldObject json.RawMessage `json:"oldObject,omitempty"`
+	// Gates overrides the version's defaults of the feature gates the
+	// strategies read (ManifestBasedAdmissionControlConfig,
+	// ExcludeAdmissionWebhookVirtualResources); a gate the version does not
+	// have is an error.
+	Gates map[string]bool `json:"gates,omitempty"`
+}
+
+// RESTValidationAnswer is the strategy's verdict.
+type RESTValidationAnswer struct {
+	// Errors is the field.ErrorList, in order; empty when valid.
+	Errors []FieldError `json:"errors,omitempty"`
+	// Warnings are the strategy's warnings (WarningsOnCreate or
+	// WarningsOnUpdate), in order.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ConditionalWebhookQuery is a webhook authorizer (v1, no match
@@ -499,6 +534,8 @@ type Answer struct {
 	ConditionalWebhook *ConditionalWebhookAnswer `json:"conditionalWebhook,omitempty"`
 	// OpConditionsEnforcer.
 	Enforcer *EnforcerAnswer `json:"enforcer,omitempty"`
+	// OpRESTValidation.
+	REST *RESTValidationAnswer `json:"rest,omitempty"`
 }
 
 // The value encoding of activations and results is JSON, canonical (object
