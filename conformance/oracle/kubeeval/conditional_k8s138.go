@@ -24,12 +24,7 @@ import (
 // its part with PartiallyEvaluateConditionsAwareDecision and the scripted
 // condition results, then UnconditionalPartsOrError.
 func conditional(q protocol.Query) protocol.Answer {
-	eval := scriptedEvaluator(q.ConditionResults)
-	var chain []union.NamedAuthorizer
-	for _, s := range q.Conditional {
-		chain = append(chain, union.NamedAuthorizer{AuthorizerName: s.Name, Authorizer: scriptedConditional{d: scriptedDecision(s.Decision), eval: eval}})
-	}
-	u, err := union.New(chain...)
+	u, err := scriptedUnion(q)
 	if err != nil {
 		return protocol.Answer{NewError: err.Error()}
 	}
@@ -45,6 +40,17 @@ func conditional(q protocol.Query) protocol.Answer {
 		a.Error, a.HasError = err.Error(), true
 	}
 	return protocol.Answer{Conditional: a}
+}
+
+// scriptedUnion is the union of q's scripted conditional authorizers, each
+// evaluating conditions as q.ConditionResults says.
+func scriptedUnion(q protocol.Query) (authorizer.Authorizer, error) {
+	eval := scriptedEvaluator(q.ConditionResults)
+	var chain []union.NamedAuthorizer
+	for _, s := range q.Conditional {
+		chain = append(chain, union.NamedAuthorizer{AuthorizerName: s.Name, Authorizer: scriptedConditional{d: scriptedDecision(s.Decision), eval: eval}})
+	}
+	return union.New(chain...)
 }
 
 // scriptedEvaluator evaluates a condition to what results say of its ID:

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apiserver/pkg/audit"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
-	"k8s.io/apiserver/pkg/authorization/union"
 	"k8s.io/apiserver/pkg/endpoints/request"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	"k8s.io/component-base/featuregate"
@@ -28,12 +27,7 @@ import (
 // request info (a create of pods in default), an audit context, and the
 // decision of the scripted chain attached with the chain.
 func conditionsEnforcer(q protocol.Query) protocol.Answer {
-	eval := scriptedEvaluator(q.ConditionResults)
-	var chain []union.NamedAuthorizer
-	for _, s := range q.Conditional {
-		chain = append(chain, union.NamedAuthorizer{AuthorizerName: s.Name, Authorizer: scriptedConditional{d: scriptedDecision(s.Decision), eval: eval}})
-	}
-	u, err := union.New(chain...)
+	u, err := scriptedUnion(q)
 	if err != nil {
 		return protocol.Answer{NewError: err.Error()}
 	}
