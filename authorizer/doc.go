@@ -72,10 +72,10 @@
 // Options.Kube (WebhookOptions.Kube for NewWebhook) is the kube-apiserver
 // the chain and its webhooks answer as; what differs:
 //
-//   - An unrequested conditional decision (1.38, not gated). gatehouse's
-//     webhooks never ask for conditions (they are kube-apiserver's plain
-//     Authorize, without the ConditionalAuthorization gate's
-//     conditionsReview). Up to 1.37 a v1 answer's
+//   - An unrequested conditional decision (1.38, not gated): an answer to
+//     Authorize, or to a webhook that does not ask for conditions (no
+//     conditionsReview, or the gate ConditionalAuthorization off). Up to
+//     1.37 a v1 answer's
 //     status.conditionalDecision is unknown and ignored: allowed and
 //     denied decide. From 1.38 it is read: an answer that denies (or
 //     allows and denies) decides as before; otherwise one with a
