@@ -14,7 +14,7 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authorizer"
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
-	"github.com/gatehouse-dev/gatehouse/kube"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/matchcond"
 )
 
@@ -301,11 +301,12 @@ func (a *app) authzExplain(ctx context.Context, args []string, o explainOptions)
 	}
 	ctx, cancel := signal.NotifyContext(ctx, os.Interrupt)
 	defer cancel()
-	// kube-apiserver 1.38 with the gate ConditionalAuthorization on asks the
-	// requests admission sees conditionally.
+	// kube-apiserver 1.38 with the gate ConditionalAuthorization on (and so
+	// its AuthorizationConditionsEnforcer) asks the requests admission sees
+	// conditionally.
 	var trace *authorizer.Trace
 	var conditional *explainConditional
-	if a.kube.Enabled(kube.ConditionalAuthorization) && authorizer.ConditionsAwareRequest(attrs) {
+	if kubeversions.Has(a.kube, kubeversions.ConditionsEnforcerPlugin) && authorizer.ConditionsAwareRequest(attrs) {
 		var d authorizer.ConditionalDecision
 		trace, d = authorizer.ExplainConditionally(ctx, chain, attrs)
 		if _, ok := d.Unconditional(); !ok {
