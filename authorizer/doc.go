@@ -110,7 +110,11 @@
 //     that the outcome was possible. With the gate off (or before 1.38) a
 //     webhook's AuthorizeConditionally is its Authorize; EvaluateConditions
 //     is "condition evaluation not supported" before 1.38. Plain Authorize
-//     never offers conditions (the unrequested decision above).
+//     never offers conditions (the unrequested decision above). With the
+//     gate on, match conditions may read request.authorizationOptions
+//     (handledDecisionTypes), present when the review offers conditions;
+//     otherwise the field is undefined and such a condition does not
+//     compile.
 //
 // Metrics are kube-apiserver's: apiserver_authorization_webhook_* per try
 // (result success, canceled, timeout or error) and fail-open,
@@ -172,9 +176,7 @@
 //     the conditions review uses Options.InClusterConnection. Left out: a
 //     protobuf AuthorizationConditionsReview answer is an error; the
 //     selector requirements of the spec are not revalidated with the
-//     answer (kube-apiserver's validation of its own request);
-//     request.authorizationOptions is not visible to authorization match
-//     conditions; the texts for an answer of another kind are client-go's
+//     answer (kube-apiserver's validation of its own request); the texts for an answer of another kind are client-go's
 //     for the authorization kinds only (as for SubjectAccessReviews).
 //   - NewChainFor refuses an empty or duplicate authorizer name at every
 //     version, with the texts of kube-apiserver 1.37's union.New. Before

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
@@ -12,10 +13,10 @@ import (
 // compileMatchConditions compiles a webhook's match conditions as
 // kube-apiserver's webhook constructor does: errors are reported under
 // "matchConditions[i].expression" (no authorizer prefix) and aggregated.
-func compileMatchConditions(c *authzcond.AuthorizationCompiler, expressions []string, name string, sink metrics.Sink, clk clock.PassiveClock) (*authzcond.AuthorizationMatcher, error) {
+func compileMatchConditions(c *authzcond.AuthorizationCompiler, target kube.Target, expressions []string, name string, sink metrics.Sink, clk clock.PassiveClock) (*authzcond.AuthorizationMatcher, error) {
 	if c == nil {
 		var err error
-		if c, err = authzcond.NewAuthorizationCompiler(); err != nil {
+		if c, err = authzcond.NewAuthorizationCompilerOf(target); err != nil {
 			return nil, err
 		}
 	}
@@ -42,8 +43,14 @@ type matchResult struct {
 // explainMatch evaluates the match conditions for Explain (Authorize
 // calls the matcher itself).
 func (w *Webhook) explainMatch(ctx context.Context, a *Attributes, sc *scratch) (matchResult, error) {
+	return w.explainMatchOffering(ctx, a, sc, nil)
+}
+
+// explainMatchOffering is explainMatch for a review that offers the decision
+// types handled (nil: none offered).
+func (w *Webhook) explainMatchOffering(ctx context.Context, a *Attributes, sc *scratch, handled []string) (matchResult, error) {
 	spec := specOf(a, &sc.spec)
-	ok, results, err := w.matcher.Explain(ctx, spec)
+	ok, results, err := w.matcher.ExplainOffering(ctx, spec, handled)
 	sc.spec = specScratch{}
 	res := matchResult{matched: ok, index: -1}
 	switch {

@@ -7,7 +7,6 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
@@ -92,7 +91,7 @@ func newChain(cfg *authzconfig.Configuration, compiled []*authzcond.Authorizatio
 				matcher = compiled[i]
 			}
 			if matcher == nil && len(webhookConditions(ac.Webhook)) > 0 && compiler == nil {
-				c, err := authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(opts.Kube, true))
+				c, err := authzcond.NewAuthorizationCompilerOf(opts.Kube)
 				if err != nil {
 					return nil, err
 				}

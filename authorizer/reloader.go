@@ -19,7 +19,6 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/authzconfig"
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -122,7 +121,7 @@ func NewReloader(opts ReloaderOptions) (*Reloader, error) {
 	r.opts.Validate.Kube = r.opts.Options.Kube
 	if r.opts.Validate.Compiler == nil {
 		// One CEL environment for every reload.
-		c, err := authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(r.opts.Options.Kube, true))
+		c, err := authzcond.NewAuthorizationCompilerOf(r.opts.Options.Kube)
 		if err != nil {
 			return nil, err
 		}

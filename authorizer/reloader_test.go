@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -300,6 +301,11 @@ func TestReloaderUnderLoad(t *testing.T) {
 	for i := 0; i < flips; i++ {
 		f.write(t, contents[i%len(contents)])
 		f.reloader.Check(ctx)
+		// Let the readers use each configuration in force, so that both
+		// webhooks are asked whatever the scheduler does.
+		for seen := authorized.Load(); authorized.Load() < seen+32; {
+			runtime.Gosched()
+		}
 	}
 	stop.Store(true)
 	wg.Wait()

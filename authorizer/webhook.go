@@ -56,9 +56,11 @@ type WebhookOptions struct {
 	// MatchConditions are CEL expressions on the SubjectAccessReview (v1)
 	// named request; the webhook is asked only when all are true.
 	MatchConditions []string
-	// Compiler compiles the match conditions. Nil builds one, which takes a
-	// few milliseconds: share one between webhooks. It is a
-	// *matchcond.AuthorizationCompiler (the same type).
+	// Compiler compiles the match conditions. Nil builds one for Kube
+	// (matchcond.NewAuthorizationCompilerFor), which takes a few
+	// milliseconds: share one, built for the same version and gates,
+	// between webhooks. It is a *matchcond.AuthorizationCompiler (the same
+	// type).
 	Compiler *authzcond.AuthorizationCompiler
 	// CompiledMatchConditions are the match conditions already compiled (by
 	// authzconfig.ValidateAndCompile, for example); when set, MatchConditions
@@ -257,7 +259,7 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 			w.matcher = bindMatcher(opts.CompiledMatchConditions, opts.Name, opts.Metrics, w.clock)
 		}
 	case len(opts.MatchConditions) > 0:
-		m, err := compileMatchConditions(opts.Compiler, opts.MatchConditions, opts.Name, opts.Metrics, w.clock)
+		m, err := compileMatchConditions(opts.Compiler, opts.Kube, opts.MatchConditions, opts.Name, opts.Metrics, w.clock)
 		if err != nil {
 			return nil, err
 		}

@@ -57,6 +57,10 @@ func (e *conditionsEndpoint) newRequest(ctx context.Context, body []byte) *http.
 // ConditionalAuthorizationDecisionTypesList, sorted).
 const handledDecisionTypes = `,"authorizationOptions":{"handledDecisionTypes":["Allow","ConditionsMap","Deny","NoOpinion","Union"]}`
 
+// offeredDecisionTypes is handledDecisionTypes as the match conditions see
+// it (request.authorizationOptions.handledDecisionTypes). Never modified.
+var offeredDecisionTypes = []string{"Allow", "ConditionsMap", "Deny", "NoOpinion", "Union"}
+
 // appendConditionalSAR appends the SubjectAccessReview of a conditional
 // ask: the spec ends with authorizationOptions when offered (v1beta1 cannot
 // say it: kube-apiserver's conversion drops it).
@@ -123,7 +127,11 @@ func (w *Webhook) authorizeConditionally(ctx context.Context, a *Attributes, t *
 	offer := w.conds != nil
 	if w.matcher != nil {
 		var sc scratch
-		res, err := w.explainMatch(ctx, a, &sc)
+		var handled []string
+		if offer {
+			handled = offeredDecisionTypes
+		}
+		res, err := w.explainMatchOffering(ctx, a, &sc, handled)
 		if t != nil {
 			t.traceMatch(res, err)
 		}

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
 	"github.com/gatehouse-dev/gatehouse/kube"
 	utilvalidation "k8s.io/apimachinery/pkg/util/validation"
@@ -157,7 +156,7 @@ func (v *validator) compileConditions(conditions []WebhookMatchCondition, path *
 		return nil, nil
 	}
 	if v.compiler == nil && v.compilerErr == nil {
-		v.compiler, v.compilerErr = authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(v.opts.Kube, true))
+		v.compiler, v.compilerErr = authzcond.NewAuthorizationCompilerOf(v.opts.Kube)
 	}
 	if v.compilerErr != nil {
 		return nil, field.ErrorList{field.InternalError(path, v.compilerErr)}

@@ -45,13 +45,22 @@ func TestConditionalWebhookMatchesKubeAPIServer(t *testing.T) {
 	}
 	g := webhookGen{conditionalGen: conditionalGen{r: rand.New(rand.NewPCG(5681, 1380))}}
 	differ, conditional, evaluated := 0, 0, 0
+	uncompiled, unasked, matched := 0, 0, 0 // of the webhooks with match conditions
 	for i := range n {
 		q := g.query()
 		want, err := o.Eval(protocol.Query{Op: protocol.OpConditionalWebhook, ConditionalWebhook: q})
 		require.NoError(t, err)
 		require.Empty(t, want.Error, "case %d", i)
-		got := gatehouseConditionalWebhook(t, target, q)
+		got := gatehouseConditionalWebhook(t, target, targetOf(t, o), q)
 		if w := want.ConditionalWebhook; w != nil {
+			switch {
+			case w.NewError != "":
+				uncompiled++
+			case len(q.MatchConditions) > 0 && !q.GateOff && w.SARRequest == "":
+				unasked++
+			case len(q.MatchConditions) > 0 && !q.GateOff:
+				matched++
+			}
 			if len(w.Possible) > 1 {
 				conditional++
 			}
@@ -66,9 +75,13 @@ func TestConditionalWebhookMatchesKubeAPIServer(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d webhook exchanges compared: %d conditional decisions, %d evaluated without error, %d differences", n, conditional, evaluated, differ)
-	assert.Greater(t, conditional, n/8)
-	assert.Greater(t, evaluated, n/20)
+	t.Logf("%d webhook exchanges compared: %d conditional decisions, %d evaluated without error; match conditions: %d did not compile, %d excluded or failed, %d matched; %d differences",
+		n, conditional, evaluated, uncompiled, unasked, matched, differ)
+	assert.Greater(t, conditional, n/10)
+	assert.Greater(t, evaluated, n/25)
+	assert.Greater(t, uncompiled, n/50)
+	assert.Greater(t, unasked, n/50)
+	assert.Greater(t, matched, n/50)
 }
 
 type webhookGen struct{ conditionalGen }
@@ -188,12 +201,43 @@ func (g *webhookGen) query() *protocol.ConditionalWebhookQuery {
 		review["metadata"] = map[string]any{"labels": map[string]any{}}
 	}
 	q.ACRAnswer = wireJSON(review)
+	if g.r.IntN(3) == 0 {
+		for range 1 + g.r.IntN(2) {
+			q.MatchConditions = append(q.MatchConditions, optionsConditions[g.r.IntN(len(optionsConditions))])
+		}
+		q.GateOff = g.r.IntN(6) == 0
+	}
 	return q
+}
+
+// optionsConditions are match conditions on request.authorizationOptions
+// (declared with the gate ConditionalAuthorization on, set when the
+// review offers conditional decisions) and on the request as a whole,
+// whose map has the field then; some do not compile.
+var optionsConditions = []string{
+	"has(request.authorizationOptions)",
+	"!has(request.authorizationOptions)",
+	"'ConditionsMap' in request.authorizationOptions.handledDecisionTypes",
+	"request.authorizationOptions.handledDecisionTypes.size() == 5",
+	"request.authorizationOptions.handledDecisionTypes[0] == 'Allow'",
+	"has(request.authorizationOptions.handledDecisionTypes)",
+	"request.?authorizationOptions.handledDecisionTypes.orValue([]).all(t, t != 'Union')",
+	"size(request) == 6",
+	"size(dyn(request)) == 6",
+	"'authorizationOptions' in dyn(request)",
+	"request.authorizationOptions == {'handledDecisionTypes': ['Allow', 'ConditionsMap', 'Deny', 'NoOpinion', 'Union']}",
+	"dyn(request).authorizationOptions.handledDecisionTypes.exists(t, t == 'Union')",
+	"request.authorizationOptions.handledDecisionTypes.exists(t, t == 'Union') || request.user == 'jane'",
+	"type(request.authorizationOptions) == map",
+	"request.user == 'jane'",
+	"request.authorizationOptions.nope == ''",
+	"request.authorizationOptions.handledDecisionTypes == 'x'",
+	" ",
 }
 
 // gatehouseConditionalWebhook answers q with authorizer.NewWebhook against
 // authorizertest's server.
-func gatehouseConditionalWebhook(t *testing.T, target kube.Target, q *protocol.ConditionalWebhookQuery) *protocol.ConditionalWebhookAnswer {
+func gatehouseConditionalWebhook(t *testing.T, target, gateOff kube.Target, q *protocol.ConditionalWebhookQuery) *protocol.ConditionalWebhookAnswer {
 	t.Helper()
 	rec := &protocol.ConditionalWebhookServer{Query: q}
 	srv, err := authorizertest.NewServer(authorizertest.Options{Plain: true, DiscardRequests: true, Answer: rec.Answer})
@@ -207,8 +251,17 @@ func gatehouseConditionalWebhook(t *testing.T, target kube.Target, q *protocol.C
 	if q.ConditionsReview {
 		opts.ConditionsReview = &authorizer.WebhookConditionsReview{Version: "v1alpha1"}
 	}
+	opts.MatchConditions = q.MatchConditions
+	if q.GateOff {
+		opts.Kube = gateOff
+	}
 	w, err := authorizer.NewWebhook(opts)
-	require.NoError(t, err)
+	if err != nil {
+		return &protocol.ConditionalWebhookAnswer{NewError: err.Error()}
+	}
+	if q.GateOff {
+		return &protocol.ConditionalWebhookAnswer{}
+	}
 	ctx := context.Background()
 	d := w.AuthorizeConditionally(ctx, &authorizer.Attributes{
 		User: &authorizer.User{Name: q.User, Groups: q.Groups}, Verb: "get", ResourceRequest: true,

@@ -2,7 +2,6 @@ package matchcond
 
 import (
 	"github.com/gatehouse-dev/gatehouse/internal/authzcond"
-	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
@@ -49,7 +48,8 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 // NewAuthorizationCompilerFor is NewAuthorizationCompiler as kube-apiserver
 // t compiles an AuthorizationConfiguration's match conditions (its
 // environment for stored expressions: includes() from 1.37, cel-go 0.26's
-// behaviours before).
+// behaviours before; request.authorizationOptions at 1.38 with the gate
+// ConditionalAuthorization on, see AuthorizationMatcher.ExplainOffering).
 func NewAuthorizationCompilerFor(t kube.Target) (*AuthorizationCompiler, error) {
-	return authzcond.NewAuthorizationCompilerFor(icel.FlavorOf(t, true))
+	return authzcond.NewAuthorizationCompilerOf(t)
 }

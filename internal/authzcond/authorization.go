@@ -8,6 +8,8 @@ import (
 
 	icel "github.com/gatehouse-dev/gatehouse/internal/cel"
 	"github.com/gatehouse-dev/gatehouse/internal/celdecl"
+	"github.com/gatehouse-dev/gatehouse/internal/kubeversions"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
 	authorizationv1 "k8s.io/api/authorization/v1"
@@ -53,7 +55,21 @@ func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
 // (icel.FlavorOf), in which kube-apiserver compiles an
 // AuthorizationConfiguration's match conditions.
 func NewAuthorizationCompilerFor(f icel.Flavor) (*AuthorizationCompiler, error) {
-	envs := NewEnvironments(func(libs icel.Libraries) (*authorizationEnv, error) { return newAuthorizationEnv(f, libs) })
+	return newAuthorizationCompiler(f, false)
+}
+
+// NewAuthorizationCompilerOf is NewAuthorizationCompiler as kube-apiserver t
+// compiles an AuthorizationConfiguration's match conditions: in its
+// environment of stored expressions, and, where it asks webhooks for
+// conditional decisions (kubeversions.AuthorizationMatchOptions), with
+// request.authorizationOptions declared (see
+// AuthorizationMatcher.ExplainOffering).
+func NewAuthorizationCompilerOf(t kube.Target) (*AuthorizationCompiler, error) {
+	return newAuthorizationCompiler(icel.FlavorOf(t, true), kubeversions.Has(t, kubeversions.AuthorizationMatchOptions))
+}
+
+func newAuthorizationCompiler(f icel.Flavor, withOptions bool) (*AuthorizationCompiler, error) {
+	envs := NewEnvironments(func(libs icel.Libraries) (*authorizationEnv, error) { return newAuthorizationEnv(f, withOptions, libs) })
 	standard, err := envs.Get(0)
 	if err != nil {
 		return nil, err
@@ -65,10 +81,11 @@ func NewAuthorizationCompilerFor(f icel.Flavor) (*AuthorizationCompiler, error) 
 	}}}, nil
 }
 
-func newAuthorizationEnv(f icel.Flavor, libs icel.Libraries) (*authorizationEnv, error) {
+func newAuthorizationEnv(f icel.Flavor, withOptions bool, libs icel.Libraries) (*authorizationEnv, error) {
+	decl := func(adapter types.Adapter) *celdecl.Decl { return sarDecl(adapter, withOptions) }
 	env, err := f.NewEnvOf(libs,
 		cel.Variable(sarVarName, types.NewObjectType("kubernetes.SubjectAccessReviewSpec")),
-		celdecl.DeclaredTypes(sarDecl),
+		celdecl.DeclaredTypes(decl),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("building the authorization CEL environment: %w", err)

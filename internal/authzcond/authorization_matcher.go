@@ -107,7 +107,7 @@ type ConditionResult struct {
 // A cancelled ctx stops any comprehension within 100 iterations
 // ("operation interrupted: context canceled").
 func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, error) {
-	return m.match(ctx, spec, nil, nil)
+	return m.match(ctx, spec, nil, nil, nil)
 }
 
 // MatchTimed is Match that also returns the reading of the matcher's clock
@@ -117,7 +117,7 @@ func (m *AuthorizationMatcher) Match(ctx context.Context, spec *authorizationv1.
 // from there rather than reading the clock again.
 func (m *AuthorizationMatcher) MatchTimed(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, time.Time, error) {
 	var end time.Time
-	ok, err := m.match(ctx, spec, nil, &end)
+	ok, err := m.match(ctx, spec, nil, nil, &end)
 	return ok, end, err
 }
 
@@ -126,7 +126,20 @@ func (m *AuthorizationMatcher) MatchTimed(ctx context.Context, spec *authorizati
 // Match does not pay for this.
 func (m *AuthorizationMatcher) Explain(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec) (bool, []ConditionResult, error) {
 	var trace []ConditionResult
-	ok, err := m.match(ctx, spec, &trace, nil)
+	ok, err := m.match(ctx, spec, nil, &trace, nil)
+	return ok, trace, err
+}
+
+// ExplainOffering is Explain for a SubjectAccessReview whose spec offers
+// conditional decisions: request.authorizationOptions.handledDecisionTypes
+// is handled (k8s.io/api v0.37's spec cannot hold it), as kube-apiserver
+// 1.38, with the gate ConditionalAuthorization on, shows it to the match
+// conditions of a webhook that has a conditionsReview. The field exists
+// only for a compiler that declares it (NewAuthorizationCompilerOf); a nil
+// handled is Explain.
+func (m *AuthorizationMatcher) ExplainOffering(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, handled []string) (bool, []ConditionResult, error) {
+	var trace []ConditionResult
+	ok, err := m.match(ctx, spec, handled, &trace, nil)
 	return ok, trace, err
 }
 
@@ -151,7 +164,7 @@ var errNilSpec = errors.New("matchcond: nil SubjectAccessReviewSpec")
 
 // match evaluates the conditions; end, if set, receives the clock reading
 // that ended the timing of an instrumented matcher.
-func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, trace *[]ConditionResult, end *time.Time) (matched bool, err error) {
+func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.SubjectAccessReviewSpec, handled []string, trace *[]ConditionResult, end *time.Time) (matched bool, err error) {
 	if m == nil || len(m.conditions) == 0 {
 		return true, nil
 	}
@@ -168,6 +181,7 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 			}
 		}()
 	}
+	// Native conditions read the spec alone, never authorizationOptions.
 	if m.allNative && trace == nil && specWithinSizeBound(spec, m.uses) {
 		if matched, ok := m.matchNative(ctx, spec); ok {
 			if !matched && m.instrumented {
@@ -177,9 +191,9 @@ func (m *AuthorizationMatcher) match(ctx context.Context, spec *authorizationv1.
 		}
 	}
 	act := m.activations.Get().(*authzActivation)
-	act.request.reset(spec, m.uses)
+	act.request.reset(spec, handled, m.uses)
 	defer func() {
-		act.request.reset(nil, selectorUse{})
+		act.request.reset(nil, nil, selectorUse{})
 		m.activations.Put(act)
 	}()
 	ev := evaluation{ctx: ctx, act: act, fast: m.anyFast && trace == nil && act.request.withinSizeBound()}

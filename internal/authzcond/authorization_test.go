@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	testingclock "k8s.io/utils/clock/testing"
 
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/metrics"
 )
 
@@ -372,4 +373,59 @@ func TestAuthorizationMatchTimed(t *testing.T) {
 	assert.NoError(t, err)
 	assert.True(t, ok)
 	assert.Equal(t, time.Unix(100, 0), end)
+}
+
+// request.authorizationOptions exists where kube-apiserver 1.38 declares it
+// (the gate ConditionalAuthorization on), and holds the offered decision
+// types only when the review offers them.
+func TestAuthorizationOptions(t *testing.T) {
+	const expr = "has(request.authorizationOptions) && 'Union' in request.authorizationOptions.handledDecisionTypes"
+	t138, err := kube.ParseTarget("1.38")
+	require.NoError(t, err)
+	on, err := t138.WithFeatureGate(kube.ConditionalAuthorization, true)
+	require.NoError(t, err)
+	for _, target := range []kube.Target{{}, t138} {
+		c, err := NewAuthorizationCompilerOf(target)
+		require.NoError(t, err)
+		_, errs := c.Compile([]string{expr}, field.NewPath("matchConditions"))
+		require.Len(t, errs, 1, "at %s", target.Version())
+		assert.Contains(t, errs[0].Error(), "undefined field 'authorizationOptions'")
+	}
+	c, err := NewAuthorizationCompilerOf(on)
+	require.NoError(t, err)
+	spec := &authorizationv1.SubjectAccessReviewSpec{User: "jane", ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "get"}}
+	offered := []string{"Allow", "ConditionsMap", "Deny", "NoOpinion", "Union"}
+	tests := []struct {
+		expr                 string
+		unoffered, offeredOK bool
+		unofferedErr         string
+	}{
+		{expr: expr, unoffered: false, offeredOK: true},
+		{expr: "!has(request.authorizationOptions)", unoffered: true, offeredOK: false},
+		{expr: "request.authorizationOptions.handledDecisionTypes.size() == 5", offeredOK: true, unofferedErr: "no such key: authorizationOptions"},
+		{expr: "size(dyn(request)) == 6", unoffered: false, offeredOK: true},
+		{expr: "'authorizationOptions' in dyn(request)", unoffered: false, offeredOK: true},
+		{expr: "request.?authorizationOptions.handledDecisionTypes.orValue([]).size() == 0", unoffered: true, offeredOK: false},
+		{expr: "request.user == 'jane'", unoffered: true, offeredOK: true},
+	}
+	for _, tc := range tests {
+		m, errs := c.Compile([]string{tc.expr}, field.NewPath("matchConditions"))
+		require.Empty(t, errs, tc.expr)
+		ok, _, err := m.ExplainOffering(context.Background(), spec, offered)
+		require.NoError(t, err, tc.expr)
+		assert.Equal(t, tc.offeredOK, ok, "%s, offered", tc.expr)
+		for _, match := range []func() (bool, error){
+			func() (bool, error) { return m.Match(context.Background(), spec) },
+			func() (bool, error) { ok, _, err := m.ExplainOffering(context.Background(), spec, nil); return ok, err },
+		} {
+			ok, err := match()
+			if tc.unofferedErr != "" {
+				require.Error(t, err, tc.expr)
+				assert.Contains(t, err.Error(), tc.unofferedErr)
+				continue
+			}
+			require.NoError(t, err, tc.expr)
+			assert.Equal(t, tc.unoffered, ok, "%s, not offered", tc.expr)
+		}
+	}
 }

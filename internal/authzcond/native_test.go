@@ -169,9 +169,9 @@ func checkNativeAgainstCELGo(t *testing.T, c *AuthorizationCompiler, exprs []str
 			continue
 		}
 		act := m.activations.Get().(*authzActivation)
-		act.request.reset(spec, m.uses)
+		act.request.reset(spec, nil, m.uses)
 		val, _, err := cond.tracked.Eval(ctx, act)
-		act.request.reset(nil, selectorUse{})
+		act.request.reset(nil, nil, selectorUse{})
 		m.activations.Put(act)
 		if err != nil {
 			t.Fatalf("%q: native %v, cel-go failed: %v", cond.expression, v, err)

@@ -32,6 +32,12 @@ type sarValue struct {
 	nonRes     nonResourceValue
 	groups     stringListView
 	emptyExtra map[string]authorizationv1.ExtraValue
+	// handled is spec.authorizationOptions.handledDecisionTypes, which
+	// k8s.io/api v0.37's spec cannot hold: set when the review offers
+	// conditional decisions (kube-apiserver 1.38's ConditionsAwareAuthorize
+	// of a webhook with a conditionsReview), nil when it has no
+	// authorizationOptions.
+	handled []string
 }
 
 // sarResourceValue is the value of request.resourceAttributes.
@@ -59,9 +65,10 @@ func newSARValue(adapter types.Adapter, emptyExtra map[string]authorizationv1.Ex
 }
 
 // reset points v at a spec for one evaluation; nil forgets the last one.
-func (v *sarValue) reset(spec *authorizationv1.SubjectAccessReviewSpec, uses selectorUse) {
+func (v *sarValue) reset(spec *authorizationv1.SubjectAccessReviewSpec, handled []string, uses selectorUse) {
 	v.built, v.res.built, v.nonRes.built, v.groups.built = nil, nil, nil, nil
 	v.spec = spec
+	v.handled = handled
 	if spec == nil {
 		v.res.attrs, v.nonRes.attrs, v.groups.elems = nil, nil, nil
 		return
@@ -140,7 +147,16 @@ func (v *sarValue) unstructured() any {
 	if v.spec.NonResourceAttributes != nil {
 		m["nonResourceAttributes"] = v.nonRes.unstructured()
 	}
+	if v.handled != nil {
+		m[authorizationOptionsName] = v.authorizationOptions()
+	}
 	return m
+}
+
+// authorizationOptions is kube-apiserver's unstructured
+// spec.authorizationOptions.
+func (v *sarValue) authorizationOptions() map[string]any {
+	return map[string]any{"handledDecisionTypes": v.handled}
 }
 
 func (r *sarResourceValue) unstructured() any {
@@ -167,10 +183,15 @@ func (n *nonResourceValue) unstructured() any {
 	return map[string]string{"verb": n.attrs.Verb, "path": n.attrs.Path}
 }
 
+// authorizationOptionsName is the spec's field that offers conditional
+// decisions.
+const authorizationOptionsName = "authorizationOptions"
+
 // sarDecl declares kubernetes.SubjectAccessReviewSpec and its nested types
 // with kube-apiserver's names and field types (buildRequestType), plus the
-// typed getters.
-func sarDecl(adapter types.Adapter) *celdecl.Decl {
+// typed getters. withOptions declares spec.authorizationOptions, as
+// kube-apiserver 1.38 does with the gate ConditionalAuthorization on.
+func sarDecl(adapter types.Adapter, withOptions bool) *celdecl.Decl {
 	str := celdecl.ScalarDecl(types.StringType)
 	strList := func() *celdecl.Decl { return celdecl.ListDecl(str) }
 
@@ -234,8 +255,8 @@ func sarDecl(adapter types.Adapter) *celdecl.Decl {
 		nonResString("verb", func(n *authorizationv1.NonResourceAttributes) string { return n.Verb }),
 	)
 
-	return celdecl.ObjectDecl("kubernetes.SubjectAccessReviewSpec",
-		celdecl.DeclField{Name: "resourceAttributes", Type: resourceAttributes,
+	fields := []celdecl.DeclField{
+		{Name: "resourceAttributes", Type: resourceAttributes,
 			Get: getter(adapter, "resourceAttributes", func(v req) (any, error) {
 				if v.spec.ResourceAttributes == nil {
 					return nil, noSuchKey("resourceAttributes")
@@ -244,7 +265,7 @@ func sarDecl(adapter types.Adapter) *celdecl.Decl {
 			}),
 			IsSet: tester(adapter, "resourceAttributes", func(v req) bool { return v.spec.ResourceAttributes != nil }),
 		},
-		celdecl.DeclField{Name: "nonResourceAttributes", Type: nonResourceAttributes,
+		{Name: "nonResourceAttributes", Type: nonResourceAttributes,
 			Get: getter(adapter, "nonResourceAttributes", func(v req) (any, error) {
 				if v.spec.NonResourceAttributes == nil {
 					return nil, noSuchKey("nonResourceAttributes")
@@ -253,23 +274,38 @@ func sarDecl(adapter types.Adapter) *celdecl.Decl {
 			}),
 			IsSet: tester(adapter, "nonResourceAttributes", func(v req) bool { return v.spec.NonResourceAttributes != nil }),
 		},
-		celdecl.DeclField{Name: "user", Type: str,
+		{Name: "user", Type: str,
 			Get:   getter(adapter, "user", func(v req) (any, error) { return types.String(v.spec.User), nil }),
 			IsSet: tester(adapter, "user", always[req]),
 		},
-		celdecl.DeclField{Name: "groups", Type: strList(),
+		{Name: "groups", Type: strList(),
 			Get:   getter(adapter, "groups", func(v req) (any, error) { return &v.groups, nil }),
 			IsSet: tester(adapter, "groups", always[req]),
 		},
-		celdecl.DeclField{Name: "extra", Type: celdecl.MapDecl(str, strList()),
+		{Name: "extra", Type: celdecl.MapDecl(str, strList()),
 			Get:   getter(adapter, "extra", func(v req) (any, error) { return v.extra(), nil }),
 			IsSet: tester(adapter, "extra", always[req]),
 		},
-		celdecl.DeclField{Name: "uid", Type: str,
+		{Name: "uid", Type: str,
 			Get:   getter(adapter, "uid", func(v req) (any, error) { return types.String(string(v.spec.UID)), nil }),
 			IsSet: tester(adapter, "uid", always[req]),
 		},
-	)
+	}
+	if withOptions {
+		options := celdecl.ObjectDecl("kubernetes.AuthorizationOptions",
+			celdecl.DeclField{Name: "handledDecisionTypes", Type: strList()},
+		)
+		fields = append(fields, celdecl.DeclField{Name: authorizationOptionsName, Type: options,
+			Get: getter(adapter, authorizationOptionsName, func(v req) (any, error) {
+				if v.handled == nil {
+					return nil, noSuchKey(authorizationOptionsName)
+				}
+				return v.authorizationOptions(), nil
+			}),
+			IsSet: tester(adapter, authorizationOptionsName, func(v req) bool { return v.handled != nil }),
+		})
+	}
+	return celdecl.ObjectDecl("kubernetes.SubjectAccessReviewSpec", fields...)
 }
 
 // withinSizeBound reports whether every string, list and map of the request

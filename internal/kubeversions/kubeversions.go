@@ -115,6 +115,13 @@ const (
 	// for and evaluates conditional decisions
 	// (plugin/pkg/authorizer/webhook, gate ConditionalAuthorization, 1.38).
 	ConditionalWebhooks
+	// AuthorizationMatchOptions: an authorization webhook's match conditions
+	// see request.authorizationOptions (type
+	// kubernetes.AuthorizationOptions, handledDecisionTypes), set when the
+	// review offers conditional decisions (pkg/authorization/cel, gate
+	// ConditionalAuthorization, 1.38); without it the field is undefined
+	// ("undefined field 'authorizationOptions'").
+	AuthorizationMatchOptions
 	// ConditionsEnforcerPlugin: the admission chain has the
 	// AuthorizationConditionsEnforcer validating plugin, after
 	// ValidatingAdmissionPolicy (pkg/admission/plugin/authorizer/
@@ -170,6 +177,7 @@ var table = [...]row{
 	ConditionsAwareUnion:                {since: kube.V1_37},
 	ConditionalUnionNamesChecked:        {since: kube.V1_38},
 	ConditionalWebhooks:                 {gate: kube.ConditionalAuthorization},
+	AuthorizationMatchOptions:           {gate: kube.ConditionalAuthorization},
 	ConditionsEnforcerPlugin:            {gate: kube.ConditionalAuthorization},
 	RESTDeclarativeValidation:           {since: kube.V1_37},
 	RESTDeclarativeBindingPolicyName:    {since: kube.V1_38},

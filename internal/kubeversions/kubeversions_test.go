@@ -37,6 +37,7 @@ func TestHas(t *testing.T) {
 		ConditionalUnionNamesChecked:        {false, false, false, true},
 		ConditionalWebhooks:                 {false, false, false, false},
 		ConditionsEnforcerPlugin:            {false, false, false, false},
+		AuthorizationMatchOptions:           {false, false, false, false},
 	} {
 		for i, v := range kube.SupportedVersions() {
 			target, err := kube.TargetFor(v)
@@ -63,6 +64,7 @@ func TestHas(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, Has(on, ConditionalWebhooks))
 	assert.True(t, Has(on, ConditionsEnforcerPlugin))
+	assert.True(t, Has(on, AuthorizationMatchOptions))
 }
 
 // The admission policies' API versions at each version; a kind or group

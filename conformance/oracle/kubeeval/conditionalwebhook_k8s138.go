@@ -16,8 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/apiserver/pkg/apis/apiserver"
+	"k8s.io/apiserver/pkg/apis/apiserver/validation"
 	"k8s.io/apiserver/pkg/authentication/user"
 	"k8s.io/apiserver/pkg/authorization/authorizer"
+	authorizationcel "k8s.io/apiserver/pkg/authorization/cel"
 	genericfeatures "k8s.io/apiserver/pkg/features"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/apiserver/plugin/pkg/authorizer/webhook"
@@ -39,7 +42,7 @@ func conditionalWebhook(q *protocol.ConditionalWebhookQuery) protocol.Answer {
 	}
 	conditionalWebhookMu.Lock()
 	defer conditionalWebhookMu.Unlock()
-	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(genericfeatures.ConditionalAuthorization): true}); err != nil {
+	if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(map[string]bool{string(genericfeatures.ConditionalAuthorization): !q.GateOff}); err != nil {
 		return protocol.Answer{Error: err.Error()}
 	}
 	defer func() {
@@ -63,10 +66,23 @@ func conditionalWebhook(q *protocol.ConditionalWebhookQuery) protocol.Answer {
 	if q.ConditionsReview {
 		crConfig, crVersion = &rest.Config{Host: srv.URL, Timeout: 10 * time.Second}, "v1alpha1"
 	}
-	w, err := webhook.New(&rest.Config{Host: srv.URL, Timeout: 10 * time.Second}, "v1", 0, 0, wait.Backoff{Steps: 1, Duration: time.Millisecond},
-		decisionOnError, nil, "test", noopWebhookMetrics{}, crConfig, crVersion)
+	// The compiler reads the gate when it is built, as kube-apiserver's
+	// when it loads its authorization configuration.
+	var conditions []apiserver.WebhookMatchCondition
+	for _, e := range q.MatchConditions {
+		conditions = append(conditions, apiserver.WebhookMatchCondition{Expression: e})
+	}
+	matcher, err := validation.NewWebhookMatcher(authorizationcel.NewDefaultCompiler(), conditions, "test", noopWebhookMetrics{})
 	if err != nil {
-		return protocol.Answer{Error: err.Error()}
+		return protocol.Answer{ConditionalWebhook: &protocol.ConditionalWebhookAnswer{NewError: err.Error()}}
+	}
+	w, err := webhook.New(&rest.Config{Host: srv.URL, Timeout: 10 * time.Second}, "v1", 0, 0, wait.Backoff{Steps: 1, Duration: time.Millisecond},
+		decisionOnError, matcher, "test", noopWebhookMetrics{}, crConfig, crVersion)
+	if err != nil {
+		return protocol.Answer{ConditionalWebhook: &protocol.ConditionalWebhookAnswer{NewError: err.Error()}}
+	}
+	if q.GateOff {
+		return protocol.Answer{ConditionalWebhook: &protocol.ConditionalWebhookAnswer{}}
 	}
 	ctx := context.Background()
 	attrs := authorizer.AttributesRecord{

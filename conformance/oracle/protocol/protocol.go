@@ -210,10 +210,19 @@ type ConditionalWebhookQuery struct {
 	ACRAnswer []byte `json:"acrAnswer,omitempty"`
 	// Evaluate calls EvaluateConditions on the decision.
 	Evaluate bool `json:"evaluate,omitempty"`
+	// MatchConditions are the webhook's match conditions (none when empty).
+	MatchConditions []string `json:"matchConditions,omitempty"`
+	// GateOff builds the webhook with the gate ConditionalAuthorization off
+	// and stops there: the answer is NewError alone (the match conditions'
+	// compilation without request.authorizationOptions).
+	GateOff bool `json:"gateOff,omitempty"`
 }
 
 // ConditionalWebhookAnswer is OpConditionalWebhook's answer.
 type ConditionalWebhookAnswer struct {
+	// NewError is the webhook constructor's error (its match conditions did
+	// not compile); the other fields are then empty.
+	NewError string `json:"newError,omitempty"`
 	// SARRequest is the SubjectAccessReview posted.
 	SARRequest string `json:"sarRequest"`
 	// String, Possible and Failure are ConditionsAwareAuthorize's decision's.
