@@ -353,6 +353,7 @@ func (c *Chain) Explain(ctx context.Context, req *Request) (Result, *Trace, erro
 func (c *Chain) admit(ctx context.Context, req *Request, t *Trace) (Result, error) {
 	res := Result{Object: req.Object}
 	op := string(req.Operation)
+	req = normalized(req)
 
 	// The mutating phase.
 	start := c.clock.Now()
@@ -402,7 +403,7 @@ func (c *Chain) Mutate(ctx context.Context, req *Request, r *Reinvocation) (Resu
 	if r == nil {
 		r = &Reinvocation{}
 	}
-	_, err := c.mutatingPass(ctx, req, r, &res, nil)
+	_, err := c.mutatingPass(ctx, normalized(req), r, &res, nil)
 	return res, err
 }
 
@@ -410,7 +411,7 @@ func (c *Chain) Mutate(ctx context.Context, req *Request, r *Reinvocation) (Resu
 // the admitted object), for a caller that runs the admission chain itself.
 func (c *Chain) Validate(ctx context.Context, req *Request) (Result, error) {
 	res := Result{Object: req.Object}
-	err := c.validatingPhase(ctx, req, &res, nil)
+	err := c.validatingPhase(ctx, normalized(req), &res, nil)
 	return res, err
 }
 
@@ -529,12 +530,13 @@ func jsonEqual(a, b *unstructured.Unstructured) bool {
 
 // validatingPhase runs the validating plugins on the admitted object.
 func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, t *Trace) error {
-	if err := c.podSecurityPlugin(ctx, req, res, t); err != nil {
+	object := admittedObject(req, res)
+	if err := c.podSecurityPlugin(ctx, req, object, res, t); err != nil {
 		return err
 	}
 	vreq := &validatingpolicy.Request{Operation: req.Operation, Kind: req.Kind, Resource: req.Resource, SubResource: req.SubResource,
 		Name: req.Name, Namespace: req.Namespace, UserInfo: req.UserInfo, DryRun: req.DryRun, Options: req.Options,
-		Object: res.Object, OldObject: req.OldObject, Normalized: req.Normalized, WithoutMetadata: req.WithoutMetadata}
+		Object: object, OldObject: req.OldObject, Normalized: req.Normalized, WithoutMetadata: req.WithoutMetadata}
 	start := c.clock.Now()
 	var vres validatingpolicy.Result
 	var err error
@@ -554,7 +556,7 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 		}
 		return err
 	}
-	if err := c.conditionsPlugin(ctx, req, res, t); err != nil {
+	if err := c.conditionsPlugin(ctx, req, object, res, t); err != nil {
 		return err
 	}
 	if c.webhooks == nil {
@@ -563,9 +565,9 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 	start = c.clock.Now()
 	var wres admissionwebhook.Result
 	if t != nil {
-		wres, t.ValidatingWebhooks, err = c.webhooks.ExplainValidate(ctx, c.webhookRequest(req, res.Object))
+		wres, t.ValidatingWebhooks, err = c.webhooks.ExplainValidate(ctx, c.webhookRequest(req, object))
 	} else {
-		wres, err = c.webhooks.Validate(ctx, c.webhookRequest(req, res.Object))
+		wres, err = c.webhooks.Validate(ctx, c.webhookRequest(req, object))
 	}
 	c.observePlugin(PluginValidatingAdmissionWebhook, "validate", string(req.Operation), c.clock.Since(start), err)
 	c.gather(res, wres)
@@ -577,12 +579,12 @@ func (c *Chain) validatingPhase(ctx context.Context, req *Request, res *Result, 
 
 // podSecurityPlugin runs the PodSecurity plugin, if any, on the admitted
 // object of a CREATE or UPDATE.
-func (c *Chain) podSecurityPlugin(ctx context.Context, req *Request, res *Result, t *Trace) error {
+func (c *Chain) podSecurityPlugin(ctx context.Context, req *Request, object *unstructured.Unstructured, res *Result, t *Trace) error {
 	if c.podSecurity == nil || (req.Operation != admissionv1.Create && req.Operation != admissionv1.Update) {
 		return nil
 	}
 	preq := *req
-	preq.Object = res.Object
+	preq.Object = object
 	start := c.clock.Now()
 	v, err := c.podSecurity.Validate(ctx, &preq)
 	c.observePlugin(PluginPodSecurity, "validate", string(req.Operation), c.clock.Since(start), err)

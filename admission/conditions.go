@@ -154,12 +154,12 @@ type ConditionsTrace struct {
 
 // conditionsPlugin runs the AuthorizationConditionsEnforcer, when the
 // target's gate is on, on the admitted object.
-func (c *Chain) conditionsPlugin(ctx context.Context, req *Request, res *Result, t *Trace) error {
+func (c *Chain) conditionsPlugin(ctx context.Context, req *Request, object *unstructured.Unstructured, res *Result, t *Trace) error {
 	if !c.enforcesConditions {
 		return nil
 	}
 	start := c.clock.Now()
-	annotations, err := enforceConditions(ctx, req, res.Object)
+	annotations, err := enforceConditions(ctx, req, object)
 	c.observePlugin(PluginAuthorizationConditionsEnforcer, "validate", string(req.Operation), c.clock.Since(start), err)
 	for k, v := range annotations {
 		addAnnotation(&res.AuditAnnotations, k, v)

@@ -141,26 +141,7 @@ func TestAdmissionChainWithWebhooksMatchesKubeAPIServer(t *testing.T) {
 	ours, err := gadmission.New(*cfg, gadmission.Options{})
 	require.NoError(t, err)
 
-	// kube-apiserver's side.
-	client := fake.NewClientset(ns, mutatingHooks[0], validatingHooks[0])
-	factory := informers.NewSharedInformerFactory(client, 0)
-	stop := make(chan struct{})
-	defer close(stop)
-	mwh, err := webhookmutating.NewMutatingWebhook(nil)
-	require.NoError(t, err)
-	vwh, err := webhookvalidating.NewValidatingAdmissionWebhook(nil)
-	require.NoError(t, err)
-	mwh.SetExternalKubeClientSet(client)
-	mwh.SetExternalKubeInformerFactory(factory)
-	vwh.SetExternalKubeClientSet(client)
-	vwh.SetExternalKubeInformerFactory(factory)
-	require.NoError(t, mwh.ValidateInitialization())
-	require.NoError(t, vwh.ValidateInitialization())
-	factory.Start(stop)
-	factory.WaitForCacheSync(stop)
-	kubeMut := newKubeMAP(t, cfg.MutatingPolicies, cfg.MutatingPolicyBindings, ns)
-	kubeVal := newKubeVAP(t, cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, false, ns)
-	o := admission.NewObjectInterfacesFromScheme(scheme.Scheme)
+	kube := newKubeFourPlugins(t, ns, cfg, mutatingHooks, validatingHooks)
 
 	// team is kube-apiserver's final team label ("" when denied or
 	// deleted): the corpus is written to reach these paths.
@@ -194,28 +175,7 @@ func TestAdmissionChainWithWebhooksMatchesKubeAPIServer(t *testing.T) {
 			attr := &awAttributes{Attributes: admission.NewAttributesRecord(kobj, kold, gvk, "default", "p", gvr, "", tc.op, nil, false, &awUser)}
 			warnings := &awWarnings{}
 			ctx := warning.WithWarningRecorder(context.Background(), warnings)
-			kerr := func() error {
-				for pass := 0; pass < 2; pass++ {
-					if pass == 1 {
-						rc := attr.GetReinvocationContext()
-						if !rc.ShouldReinvoke() {
-							break
-						}
-						rc.SetIsReinvoke()
-					}
-					if err := kubeMut.admit(ctx, attr); err != nil {
-						return err
-					}
-					if err := mwh.Admit(ctx, attr, o); err != nil {
-						return err
-					}
-				}
-				out := kubeVal.dispatcher.Dispatch(ctx, attr, kubeVal.o, kubeVal.hooks)
-				if out != nil {
-					return out
-				}
-				return vwh.Validate(ctx, attr, o)
-			}()
+			kerr := kube.admit(ctx, attr)
 
 			req := &gadmission.Request{Operation: admissionv1.Operation(tc.op), Kind: gvk, Resource: gvr, Name: "p", Namespace: "default",
 				UserInfo: authenticationv1.UserInfo{Username: awUser.Name, UID: awUser.UID, Groups: awUser.Groups}}
@@ -279,4 +239,65 @@ func kobjOrNil(p *corev1.Pod) runtime.Object {
 		return nil
 	}
 	return p
+}
+
+// kubeFourPlugins is kube-apiserver's chain of the four plugins: its
+// MutatingAdmissionPolicy dispatcher and MutatingAdmissionWebhook plugin,
+// reinvoked once when asked, then its ValidatingAdmissionPolicy dispatcher
+// and ValidatingAdmissionWebhook plugin.
+type kubeFourPlugins struct {
+	mutating   *kubeMAP
+	validating *kubeVAP
+	mwh        *webhookmutating.Plugin
+	vwh        *webhookvalidating.Plugin
+	o          admission.ObjectInterfaces
+}
+
+func newKubeFourPlugins(t testing.TB, ns *corev1.Namespace, cfg *gadmission.Config, mutatingHooks []*admissionregistrationv1.MutatingWebhookConfiguration, validatingHooks []*admissionregistrationv1.ValidatingWebhookConfiguration) *kubeFourPlugins {
+	t.Helper()
+	client := fake.NewClientset(ns, mutatingHooks[0], validatingHooks[0])
+	factory := informers.NewSharedInformerFactory(client, 0)
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop) })
+	mwh, err := webhookmutating.NewMutatingWebhook(nil)
+	require.NoError(t, err)
+	vwh, err := webhookvalidating.NewValidatingAdmissionWebhook(nil)
+	require.NoError(t, err)
+	mwh.SetExternalKubeClientSet(client)
+	mwh.SetExternalKubeInformerFactory(factory)
+	vwh.SetExternalKubeClientSet(client)
+	vwh.SetExternalKubeInformerFactory(factory)
+	require.NoError(t, mwh.ValidateInitialization())
+	require.NoError(t, vwh.ValidateInitialization())
+	factory.Start(stop)
+	factory.WaitForCacheSync(stop)
+	return &kubeFourPlugins{
+		mutating:   newKubeMAP(t, cfg.MutatingPolicies, cfg.MutatingPolicyBindings, ns),
+		validating: newKubeVAP(t, cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, false, ns),
+		mwh:        mwh, vwh: vwh,
+		o: admission.NewObjectInterfacesFromScheme(scheme.Scheme),
+	}
+}
+
+// admit runs attr through the four plugins as kube-apiserver's chain does.
+func (k *kubeFourPlugins) admit(ctx context.Context, attr admission.Attributes) error {
+	for pass := 0; pass < 2; pass++ {
+		if pass == 1 {
+			rc := attr.GetReinvocationContext()
+			if !rc.ShouldReinvoke() {
+				break
+			}
+			rc.SetIsReinvoke()
+		}
+		if err := k.mutating.admit(ctx, attr); err != nil {
+			return err
+		}
+		if err := k.mwh.Admit(ctx, attr, k.o); err != nil {
+			return err
+		}
+	}
+	if err := k.validating.dispatcher.Dispatch(ctx, attr, k.validating.o, k.validating.hooks); err != nil {
+		return err
+	}
+	return k.vwh.Validate(ctx, attr, k.o)
 }

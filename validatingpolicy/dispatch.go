@@ -510,7 +510,9 @@ func normalize(object map[string]any, kind schema.GroupVersionKind, builtin bool
 	if object == nil || !builtin {
 		return object
 	}
-	if out, err := mutationpatch.Normalize(object, kind, true); err == nil {
+	// Validation reads the object and never changes it: what is already
+	// normal is shared.
+	if out, _, err := mutationpatch.NormalizeShared(object, kind); err == nil {
 		return out
 	}
 	return object

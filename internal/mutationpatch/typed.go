@@ -91,6 +91,25 @@ func Normalize(object map[string]any, gvk schema.GroupVersionKind, builtin bool)
 	return tk.roundTrip(gvk, object)
 }
 
+// NormalizeShared is Normalize for a caller that modifies neither object
+// nor the result: the result shares with object whatever is already as
+// kube-apiserver holds it (typednormal.Normalizer.NormalizeShared), and is
+// object itself (unchanged) when all of it is.
+func NormalizeShared(object map[string]any, gvk schema.GroupVersionKind) (out map[string]any, unchanged bool, err error) {
+	tk, err := builtinTypes()
+	if err != nil {
+		return nil, false, err
+	}
+	if !tk.isTyped(gvk) {
+		return object, true, nil
+	}
+	if out, unchanged, ok := tk.normal.NormalizeShared(gvk, object); ok {
+		return out, unchanged, nil
+	}
+	out, err = tk.exactRoundTrip(gvk, object)
+	return out, false, err
+}
+
 // IsBuiltin tells whether objects of gvk are built-in: kube-apiserver holds
 // them as their Go type (and Normalize round-trips them through it).
 func IsBuiltin(gvk schema.GroupVersionKind) bool {

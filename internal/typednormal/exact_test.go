@@ -153,5 +153,31 @@ func (w *world) agree(tb testing.TB, gvk schema.GroupVersionKind, obj map[string
 	if !reflect.DeepEqual(fast, want) {
 		tb.Fatalf("%v: for %#v\nfast:  %#v\nexact: %#v", gvk, obj, fast, want)
 	}
+	w.agreeShared(tb, gvk, obj, want)
 	return true
+}
+
+// agreeShared checks NormalizeShared against the round trip's want: the
+// same content, its input untouched, and an input already normal (want
+// itself) returned as it is.
+func (w *world) agreeShared(tb testing.TB, gvk schema.GroupVersionKind, obj, want map[string]any) {
+	tb.Helper()
+	before := fmt.Sprintf("%#v", obj)
+	shared, _, handled := w.norm.NormalizeShared(gvk, obj)
+	if fmt.Sprintf("%#v", obj) != before {
+		tb.Fatalf("%v: NormalizeShared modified its input", gvk)
+	}
+	if !handled {
+		tb.Fatalf("%v: Normalize handled %#v, NormalizeShared did not", gvk, obj)
+	}
+	if !reflect.DeepEqual(shared, want) {
+		tb.Fatalf("%v: for %#v\nshared: %#v\nexact:  %#v", gvk, obj, shared, want)
+	}
+	again, unchanged, handled := w.norm.NormalizeShared(gvk, want)
+	if !handled || !reflect.DeepEqual(again, want) {
+		tb.Fatalf("%v: NormalizeShared of the normal %#v: %#v (handled %v)", gvk, want, again, handled)
+	}
+	if !unchanged || reflect.ValueOf(again).UnsafePointer() != reflect.ValueOf(want).UnsafePointer() {
+		tb.Fatalf("%v: NormalizeShared copied the normal %#v", gvk, want)
+	}
 }

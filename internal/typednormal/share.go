@@ -1,0 +1,333 @@
+package typednormal
+
+import (
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// NormalizeShared is Normalize for a caller that never modifies the result
+// nor object afterwards: every map and slice of object that is already as
+// the round trip gives it is shared with the result rather than copied, and
+// an object already normal is returned itself, without allocating. Most
+// objects a caller holds are mostly normal (a typed object's unstructured
+// content is entirely), so the work is a walk of the object and copies
+// along the paths that change. unchanged tells out is object.
+func (n *Normalizer) NormalizeShared(gvk schema.GroupVersionKind, object map[string]any) (out map[string]any, unchanged, ok bool) {
+	kp := n.kindPlan(gvk)
+	if kp == nil || kp.root == nil {
+		return nil, false, false
+	}
+	out, same, ok := kp.root.shareStruct(object, 0)
+	if !ok {
+		return nil, false, false
+	}
+	if kp.setGVK {
+		// SetGroupVersionKind sets TypeMeta, whose fields are omitempty.
+		for _, kv := range [2][2]string{{"apiVersion", kp.apiVersion}, {"kind", kp.kind}} {
+			cur, present := out[kv[0]]
+			if s, isString := cur.(string); (kv[1] == "" && !present) || (present && isString && s == kv[1]) {
+				continue
+			}
+			if same {
+				out, same = copyMap(object, len(object)+2), false
+			}
+			setOrDelete(out, kv[0], kv[1])
+		}
+	}
+	return out, same, true
+}
+
+func copyMap(m map[string]any, size int) map[string]any {
+	out := make(map[string]any, size)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// cow is the output of a struct being built copy-on-write: out is nil as
+// long as every field read so far is as the round trip writes it, and then
+// the input's known fields, updated as the walk goes on.
+type cow struct {
+	n   *node
+	in  map[string]any
+	out map[string]any
+	// known counts the input's keys the walk read.
+	known int
+}
+
+// diverge makes the output a map of its own.
+func (c *cow) diverge() {
+	if c.out != nil {
+		return
+	}
+	c.out = make(map[string]any, c.n.sizeHint(c.in))
+	for k, v := range c.in {
+		if _, ok := c.n.names[k]; ok {
+			c.out[k] = v
+		}
+	}
+}
+
+// shareStruct is fill for a struct plan, sharing: out is in itself when
+// same. It declines (not ok) wherever fill does.
+func (n *node) shareStruct(in map[string]any, depth int) (out map[string]any, same, ok bool) {
+	if n.dupNames {
+		// A name written twice: the fields' order decides, which the
+		// copy-on-write bookkeeping does not follow.
+		out = make(map[string]any, n.sizeHint(in))
+		if !n.fill(out, in, depth, false) {
+			return nil, false, false
+		}
+		return out, false, true
+	}
+	c := cow{n: n, in: in}
+	if !n.share(&c, depth) {
+		return nil, false, false
+	}
+	if c.out == nil && (c.known != len(in) || in == nil) {
+		c.diverge() // drops the unknown keys; a nil map becomes {}
+	}
+	if c.out == nil {
+		return in, true, true
+	}
+	return c.out, false, true
+}
+
+// share is fill's work for the fields of n and its inlined structs, into c.
+func (n *node) share(c *cow, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	for i := range n.fields {
+		f := &n.fields[i]
+		if f.name == "" {
+			if !f.node.share(c, depth+1) {
+				return false
+			}
+			continue
+		}
+		v, present := c.in[f.name]
+		if present {
+			c.known++
+		}
+		if v == nil {
+			if !f.zeroOK {
+				return false
+			}
+			switch {
+			case f.zeroEmit && present && f.zeroScalar && f.zero == nil:
+				// null stays null.
+			case f.zeroEmit:
+				c.diverge()
+				c.out[f.name] = copyZero(f.zero, f.zeroScalar)
+			case present:
+				c.diverge()
+				delete(c.out, f.name)
+			}
+			continue
+		}
+		if f.skip {
+			return false
+		}
+		o, empty, same, ok := f.node.shareConvert(v, depth+1)
+		if !ok {
+			return false
+		}
+		if (f.omitEmpty && empty) || (f.omitZero && o == nil) {
+			c.diverge()
+			delete(c.out, f.name)
+			continue
+		}
+		if !same {
+			c.diverge()
+			c.out[f.name] = o
+		}
+	}
+	return true
+}
+
+// shareConvert is convert, sharing: same tells out is v itself.
+func (n *node) shareConvert(v any, depth int) (out any, empty, same, ok bool) {
+	switch n.kind {
+	case pointerKind:
+		o, _, same, ok := n.elem.shareConvert(v, depth)
+		return o, false, same, ok
+	case sliceKind:
+		x, isSlice := v.([]any)
+		if !isSlice || x == nil || depth > maxDepth {
+			o, empty, ok := n.convert(v, depth, false)
+			return o, empty, false, ok
+		}
+		var s []any // nil while every element is the same
+		for i, e := range x {
+			var o any
+			same := false
+			if e == nil {
+				if !n.elem.zeroOK {
+					return nil, false, false, false
+				}
+				o, same = copyZero(n.elem.zero, n.elem.zeroScalar), n.elem.zeroScalar && n.elem.zero == nil
+			} else {
+				var ok bool
+				if o, _, same, ok = n.elem.shareConvert(e, depth+1); !ok {
+					return nil, false, false, false
+				}
+			}
+			if !same && s == nil {
+				s = make([]any, len(x))
+				copy(s, x[:i])
+			}
+			if s != nil {
+				s[i] = o
+			}
+		}
+		if s == nil {
+			return v, len(x) == 0, true, true
+		}
+		return s, len(s) == 0, false, true
+	case mapKind:
+		x, isMap := v.(map[string]any)
+		if !isMap || x == nil || depth > maxDepth {
+			o, empty, ok := n.convert(v, depth, false)
+			return o, empty, false, ok
+		}
+		var m map[string]any // nil while every value is the same
+		for k, e := range x {
+			var o any
+			same := false
+			if e == nil {
+				if !n.elem.zeroOK {
+					return nil, false, false, false
+				}
+				o, same = copyZero(n.elem.zero, n.elem.zeroScalar), n.elem.zeroScalar && n.elem.zero == nil
+			} else {
+				var ok bool
+				if o, _, same, ok = n.elem.shareConvert(e, depth+1); !ok {
+					return nil, false, false, false
+				}
+			}
+			if !same && m == nil {
+				m = copyMap(x, len(x))
+			}
+			if m != nil {
+				m[k] = o
+			}
+		}
+		if m == nil {
+			return v, len(x) == 0, true, true
+		}
+		return m, len(m) == 0, false, true
+	case structKind:
+		x, isMap := v.(map[string]any)
+		if !isMap {
+			return nil, false, false, false
+		}
+		o, same, ok := n.shareStruct(x, depth)
+		if !ok {
+			return nil, false, false, false
+		}
+		if same {
+			return v, false, true, true
+		}
+		return o, false, false, true
+	case rawJSONKind:
+		o, same, ok := shareJSONValue(v, depth)
+		return o, false, same, ok
+	case fieldsV1Kind:
+		if _, isMap := v.(map[string]any); !isMap {
+			return nil, false, false, false
+		}
+		o, same, ok := shareJSONValue(v, depth)
+		return o, false, same, ok
+	}
+	// Scalars: the output is a string, bool or number, which compares.
+	o, empty, ok := n.convert(v, depth, false)
+	if !ok {
+		return nil, false, false, false
+	}
+	if isComparable(v) && o == v {
+		return v, empty, true, true
+	}
+	return o, empty, false, true
+}
+
+// isComparable tells v, an unstructured value, compares with ==.
+func isComparable(v any) bool {
+	switch v.(type) {
+	case string, bool, int64, float64:
+		return true
+	}
+	return false
+}
+
+// shareJSONValue is jsonValue, sharing.
+func shareJSONValue(v any, depth int) (any, bool, bool) {
+	if depth > maxDepth {
+		return nil, false, false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if x == nil {
+			return nil, false, true
+		}
+		var m map[string]any
+		for k, e := range x {
+			o, same, ok := shareJSONValue(e, depth+1)
+			if !ok {
+				return nil, false, false
+			}
+			if !same && m == nil {
+				m = copyMap(x, len(x))
+			}
+			if m != nil {
+				m[k] = o
+			}
+		}
+		if m == nil {
+			for k := range x {
+				if !utf8.ValidString(k) {
+					return nil, false, false
+				}
+			}
+			return v, true, true
+		}
+		for k := range m {
+			if !utf8.ValidString(k) {
+				return nil, false, false
+			}
+		}
+		return m, false, true
+	case []any:
+		if x == nil {
+			return nil, false, true
+		}
+		var s []any
+		for i, e := range x {
+			o, same, ok := shareJSONValue(e, depth+1)
+			if !ok {
+				return nil, false, false
+			}
+			if !same && s == nil {
+				s = make([]any, len(x))
+				copy(s, x[:i])
+			}
+			if s != nil {
+				s[i] = o
+			}
+		}
+		if s == nil {
+			return v, true, true
+		}
+		return s, false, true
+	}
+	o, ok := jsonValue(v, depth)
+	if !ok {
+		return nil, false, false
+	}
+	if v != nil && isComparable(v) && o == v {
+		return v, true, true
+	}
+	return o, v == nil && o == nil, true
+}
