@@ -360,3 +360,48 @@ func ReadDefaults(s Source) (Defaults, error) {
 	}
 	return d, nil
 }
+
+var (
+	versionPriority = regexp.MustCompile(`SetVersionPriority\(([^)]*)\)`)
+	internalPackage = regexp.MustCompile(`^pkg/apis/[^/]+$`)
+)
+
+// VersionPriority returns the versions of an API group in the priority
+// order its install package gives the scheme (SetVersionPriority of
+// pkg/apis/<group>/install), which is the order kube-apiserver installs
+// them in, and registers their resources in its EquivalentResourceRegistry.
+func VersionPriority(s Source, group string) ([]string, error) {
+	dirs, err := filepath.Glob(filepath.Join(s.KubernetesDir, "pkg", "apis", "*"))
+	if err != nil {
+		return nil, err
+	}
+	for _, dir := range dirs {
+		rel, _ := filepath.Rel(s.KubernetesDir, dir)
+		if !internalPackage.MatchString(filepath.ToSlash(rel)) {
+			continue
+		}
+		gv, err := s.groupVersion("k8s.io/kubernetes/" + filepath.ToSlash(rel))
+		if err != nil || gv.Group != group {
+			continue
+		}
+		install := filepath.Join(dir, "install", "install.go")
+		f, err := readGo(install)
+		if err != nil {
+			return nil, err
+		}
+		m := versionPriority.FindStringSubmatch(f.src)
+		if m == nil {
+			return nil, fmt.Errorf("%s: no SetVersionPriority", install)
+		}
+		var out []string
+		for _, item := range gvItem.FindAllStringSubmatch(m[1], -1) {
+			v, err := s.groupVersion(f.imports[item[1]])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %s: %w", install, item[1], err)
+			}
+			out = append(out, v.Version)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("no package of k8s.io/kubernetes/pkg/apis has group %q", group)
+}
