@@ -21,6 +21,7 @@
 package servedtable
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -49,38 +50,44 @@ type Source struct {
 
 // Built returns the Source of the k8s.io/kubernetes this build's module
 // graph holds: the current module's modfile (go.mod; this module's
-// go.v1.35.mod or go.v1.38.mod with the tag k8s135 or k8s138), as go list
-// -m finds it in the module cache.
+// go.v1.35.mod or go.v1.38.mod with the tag k8s135 or k8s138), as go mod
+// download finds it in the module cache (downloading it, and k8s.io/api as
+// the modfile replaces it, if no build did).
 func Built() (Source, error) {
 	gomod, err := exec.Command("go", "env", "GOMOD").Output()
 	if err != nil {
 		return Source{}, fmt.Errorf("go env GOMOD: %w", err)
 	}
-	args := []string{"list", "-m", "-f", "{{.Path}} {{.Version}} {{.Dir}}"}
+	args := []string{"mod", "download", "-json"}
 	if modfile != "" {
 		args = append(args, "-modfile="+filepath.Join(filepath.Dir(strings.TrimSpace(string(gomod))), modfile))
 	}
-	cmd := exec.Command("go", append(args, "k8s.io/kubernetes", "k8s.io/api")...)
+	args = append(args, "k8s.io/kubernetes", "k8s.io/api")
+	cmd := exec.Command("go", args...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return Source{}, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
 	}
 	var s Source
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 3 {
-			return Source{}, fmt.Errorf("go list: %q", line)
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var m struct{ Path, Version, Dir, Error string }
+		if err := dec.Decode(&m); err != nil {
+			return Source{}, fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
 		}
-		switch f[0] {
+		if m.Error != "" {
+			return Source{}, fmt.Errorf("go %s: %s: %s", strings.Join(args, " "), m.Path, m.Error)
+		}
+		switch m.Path {
 		case "k8s.io/kubernetes":
-			s.Release, s.KubernetesDir = f[1], f[2]
+			s.Release, s.KubernetesDir = m.Version, m.Dir
 		case "k8s.io/api":
-			s.APIDir = f[2]
+			s.APIDir = m.Dir
 		}
 	}
 	if s.KubernetesDir == "" || s.APIDir == "" {
-		return Source{}, fmt.Errorf("no k8s.io/kubernetes or k8s.io/api in the module cache: %s", out)
+		return Source{}, fmt.Errorf("go %s: no k8s.io/kubernetes or k8s.io/api: %s", strings.Join(args, " "), out)
 	}
 	parts := strings.SplitN(strings.TrimPrefix(s.Release, "v"), ".", 3)
 	if len(parts) < 2 {
