@@ -64,11 +64,12 @@
 // them in one registry, where a CRD's resources, in their own group, are
 // equivalent only to themselves, so the answers are the same.
 // kube-apiserver's registry also lists the versions of a resource in the
-// order its API groups were installed; BuiltIn lists the legacy group
+// order its API groups were installed; BuiltInFor lists the legacy group
 // first, then the others, each group's versions from the newest, which is
 // that order for every equivalence of the supported versions (autoscaling
 // v2 and v1 are the only group resource with several versions served by
-// default; conformance/kubernetes checks 1.37's order against its scheme). A CRD's converter in
+// default; the generator of the tables checks each version's priority, and
+// conformance/kubernetes 1.37's scheme). A CRD's converter in
 // kube-apiserver is chosen by the request's resource; NoneConverter chooses
 // it by the kind converted to, else the object's kind. kube-apiserver
 // converts the resources of a CRD with strategy Webhook by calling its

@@ -62,7 +62,9 @@ func newBuiltin(served []servedresources.Served) builtin {
 	// group's versions in the order of their priority, which for every
 	// group with several default-enabled versions (autoscaling's v2 and v1)
 	// is the kube-aware order (v2, v1, v1beta1, ...) at every supported
-	// version (conformance/kubernetes checks 1.37's against its scheme).
+	// version (conformance/kubernetes/oracle/servedtable checks it against
+	// each version's install packages, conformance/kubernetes against 1.37's
+	// scheme).
 	slices.SortStableFunc(rows, func(a, b servedresources.Served) int {
 		// "" (the legacy group) first.
 		if c := cmp.Compare(a.Group, b.Group); c != 0 {
