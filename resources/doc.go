@@ -1,6 +1,6 @@
 // Package resources gives what matchPolicy Equivalent needs and a caller
-// had to write itself: the resources kube-apiserver 1.37 treats as
-// equivalent, and the conversion of custom resources between the versions
+// had to write itself: the resources kube-apiserver treats as equivalent,
+// at each version gatehouse answers for, and the conversion of custom resources between the versions
 // of their CRD.
 //
 // A webhook or an admission policy with matchPolicy Equivalent (the
@@ -14,9 +14,15 @@
 //
 // # Equivalent resources
 //
-// [BuiltIn] returns a new runtime.EquivalentResourceRegistry holding what
-// kube-apiserver 1.37's registry holds with its default API enablement (no
-// --runtime-config). kube-apiserver builds its registry with
+// [BuiltInFor] returns a new runtime.EquivalentResourceRegistry holding what
+// the registry of kube-apiserver as a kube.Target holds with its default API
+// enablement (no --runtime-config); [BuiltIn] is that of kube.LatestVersion
+// (a zero Target's). What differs between versions is what is served, and
+// served by default: 1.35 lacks admissionregistration.k8s.io/v1
+// MutatingAdmissionPolicies (1.36), 1.35 and 1.36 lack certificates.k8s.io/v1
+// ClusterTrustBundles and PodCertificateRequests, resource.k8s.io/v1
+// DeviceTaintRules and storagemigration.k8s.io/v1 (1.37); see README.md,
+// "Kubernetes version". kube-apiserver builds its registry with
 // runtime.NewEquivalentResourceRegistryWithIdentity keyed by the storage
 // prefix of each group resource (k8s.io/apiserver's Config.Complete), and
 // its API installer registers the kind of every resource and subresource
@@ -33,10 +39,10 @@
 // are not in it; a caller that enables some registers them with
 // RegisterKindFor. (As in kube-apiserver, a version that is not
 // registered has no kind, but the equivalents of its group resource.) The
-// data is the table of served resources that
-// conformance/kubernetes generates from and checks against k8s.io/kubernetes
-// v1.37.2 (its discovery documents, default enablement and storage
-// prefixes). Custom resources are added with [RegisterCRD], aggregated APIs
+// data is each version's table of served resources, generated from and
+// checked against its k8s.io/kubernetes (v1.35.4, v1.36.3, v1.37.2,
+// v1.38.0-beta.0: their discovery documents, default enablement and storage
+// prefixes) by conformance/kubernetes/oracle/servedtable. Custom resources are added with [RegisterCRD], aggregated APIs
 // with RegisterKindFor.
 //
 // # Conversion
@@ -58,9 +64,12 @@
 // them in one registry, where a CRD's resources, in their own group, are
 // equivalent only to themselves, so the answers are the same.
 // kube-apiserver's registry also lists the versions of a resource in the
-// order its API groups were installed; BuiltIn lists the legacy group
+// order its API groups were installed; BuiltInFor lists the legacy group
 // first, then the others, each group's versions from the newest, which is
-// that order for every equivalence of 1.37. A CRD's converter in
+// that order for every equivalence of the supported versions (autoscaling
+// v2 and v1 are the only group resource with several versions served by
+// default; the generator of the tables checks each version's priority, and
+// conformance/kubernetes 1.37's scheme). A CRD's converter in
 // kube-apiserver is chosen by the request's resource; NoneConverter chooses
 // it by the kind converted to, else the object's kind. kube-apiserver
 // converts the resources of a CRD with strategy Webhook by calling its

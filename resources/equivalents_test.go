@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/gatehouse-dev/gatehouse/internal/servedresources"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -13,40 +14,80 @@ func gvr(g, v, r string) schema.GroupVersionResource {
 	return schema.GroupVersionResource{Group: g, Version: v, Resource: r}
 }
 
-// TestBuiltInAgreesWithServed checks the registry against the table of
-// served resources: every default-served (sub)resource with its kind, and
-// as its equivalents the default-served versions of every group resource
-// of its storage.
+// TestBuiltInAgreesWithServed checks each version's registry against its
+// table of served resources: every default-served (sub)resource with its
+// kind, and as its equivalents the default-served versions of every group
+// resource of its storage.
 func TestBuiltInAgreesWithServed(t *testing.T) {
-	reg := BuiltIn()
-	byStorage := map[string]map[schema.GroupVersionResource]bool{}
-	for _, s := range servedresources.Builtin() {
-		if s.Default && s.Subresource == "" {
-			if byStorage[s.Storage] == nil {
-				byStorage[s.Storage] = map[schema.GroupVersionResource]bool{}
+	for _, v := range kube.SupportedVersions() {
+		t.Run(v.String(), func(t *testing.T) {
+			target, err := kube.TargetFor(v)
+			require.NoError(t, err)
+			reg := BuiltInFor(target)
+			served := servedresources.ForVersion(v)
+			byStorage := map[string]map[schema.GroupVersionResource]bool{}
+			for _, s := range served {
+				if s.Default && s.Subresource == "" {
+					if byStorage[s.Storage] == nil {
+						byStorage[s.Storage] = map[schema.GroupVersionResource]bool{}
+					}
+					byStorage[s.Storage][gvr(s.Group, s.Version, s.Resource)] = true
+				}
 			}
-			byStorage[s.Storage][gvr(s.Group, s.Version, s.Resource)] = true
+			n := 0
+			for _, s := range served {
+				r := gvr(s.Group, s.Version, s.Resource)
+				kind := reg.KindFor(r, s.Subresource)
+				if !s.Default {
+					assert.Empty(t, kind, "%v %s is not served by default", r, s.Subresource)
+					continue
+				}
+				n++
+				assert.Equal(t, schema.GroupVersionKind{Group: s.KindGroup, Version: s.KindVersion, Kind: s.Kind}, kind, "%v %s", r, s.Subresource)
+				var want []schema.GroupVersionResource
+				for other := range byStorage[s.Storage] {
+					if reg.KindFor(other, s.Subresource) != (schema.GroupVersionKind{}) {
+						want = append(want, other)
+					}
+				}
+				assert.ElementsMatch(t, want, reg.EquivalentResourcesFor(r, s.Subresource), "%v %s", r, s.Subresource)
+			}
+			assert.Greater(t, n, 100)
+		})
+	}
+}
+
+// TestBuiltInForVersions checks resources whose serving differs between
+// versions: the registry of each version has their kind only where that
+// version serves them by default.
+func TestBuiltInForVersions(t *testing.T) {
+	pcr := schema.GroupVersionKind{Group: "certificates.k8s.io", Version: "v1", Kind: "PodCertificateRequest"}
+	map1 := schema.GroupVersionKind{Group: "admissionregistration.k8s.io", Version: "v1", Kind: "MutatingAdmissionPolicy"}
+	dtr := schema.GroupVersionKind{Group: "resource.k8s.io", Version: "v1", Kind: "DeviceTaintRule"}
+	none := schema.GroupVersionKind{}
+	for _, tc := range []struct {
+		resource schema.GroupVersionResource
+		// kinds at 1.35, 1.36, 1.37, 1.38.
+		kinds [4]schema.GroupVersionKind
+	}{
+		// GA in 1.37 (v1beta1, off by default, in 1.36).
+		{gvr("certificates.k8s.io", "v1", "podcertificaterequests"), [4]schema.GroupVersionKind{none, none, pcr, pcr}},
+		// GA in 1.36 (v1beta1, off by default, in 1.35).
+		{gvr("admissionregistration.k8s.io", "v1", "mutatingadmissionpolicies"), [4]schema.GroupVersionKind{none, map1, map1, map1}},
+		// GA in 1.37 (v1alpha3 in 1.35, v1beta2 in 1.36: off by default).
+		{gvr("resource.k8s.io", "v1", "devicetaintrules"), [4]schema.GroupVersionKind{none, none, dtr, dtr}},
+		// Served at every version, off by default.
+		{gvr("resource.k8s.io", "v1beta1", "resourceclaims"), [4]schema.GroupVersionKind{}},
+	} {
+		for i, v := range kube.SupportedVersions() {
+			target, err := kube.TargetFor(v)
+			require.NoError(t, err)
+			assert.Equal(t, tc.kinds[i], BuiltInFor(target).KindFor(tc.resource, ""), "%v at %s", tc.resource, v)
 		}
 	}
-	n := 0
-	for _, s := range servedresources.Builtin() {
-		r := gvr(s.Group, s.Version, s.Resource)
-		kind := reg.KindFor(r, s.Subresource)
-		if !s.Default {
-			assert.Empty(t, kind, "%v %s is not served by default", r, s.Subresource)
-			continue
-		}
-		n++
-		assert.Equal(t, schema.GroupVersionKind{Group: s.KindGroup, Version: s.KindVersion, Kind: s.Kind}, kind, "%v %s", r, s.Subresource)
-		var want []schema.GroupVersionResource
-		for other := range byStorage[s.Storage] {
-			if reg.KindFor(other, s.Subresource) != (schema.GroupVersionKind{}) {
-				want = append(want, other)
-			}
-		}
-		assert.ElementsMatch(t, want, reg.EquivalentResourcesFor(r, s.Subresource), "%v %s", r, s.Subresource)
-	}
-	assert.Greater(t, n, 100)
+	// BuiltIn is the newest release's.
+	require.Equal(t, kube.V1_37, kube.LatestVersion())
+	assert.Equal(t, pcr, BuiltIn().KindFor(gvr("certificates.k8s.io", "v1", "podcertificaterequests"), ""))
 }
 
 func TestBuiltIn(t *testing.T) {

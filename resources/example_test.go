@@ -3,6 +3,7 @@ package resources_test
 import (
 	"fmt"
 
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/resources"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
@@ -62,6 +63,21 @@ func ExampleBuiltIn() {
 	// [apps/v1, Resource=deployments] autoscaling/v1, Kind=Scale
 	// /v1, Resource=events /v1, Kind=Event
 	// events.k8s.io/v1, Resource=events events.k8s.io/v1, Kind=Event
+}
+
+func ExampleBuiltInFor() {
+	// PodCertificateRequests are certificates.k8s.io/v1 from Kubernetes 1.37.
+	pcr := schema.GroupVersionResource{Group: "certificates.k8s.io", Version: "v1", Resource: "podcertificaterequests"}
+	for _, v := range []string{"1.36", "1.37"} {
+		target, err := kube.ParseTarget(v)
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%s: %q\n", v, resources.BuiltInFor(target).KindFor(pcr, "").Kind)
+	}
+	// Output:
+	// 1.36: ""
+	// 1.37: "PodCertificateRequest"
 }
 
 func ExampleRegisterCRD() {

@@ -52,7 +52,8 @@ type Options struct {
 	Namespaces NamespaceLookup
 	// Equivalents lists the resources equivalent to a request's, for
 	// matchPolicy Equivalent; nil: there are none.
-	// resources.BuiltIn() holds kube-apiserver 1.37's built-in ones.
+	// resources.BuiltInFor(Kube) holds the built-in ones of kube-apiserver
+	// at Kube's version (resources.BuiltIn(), the newest release's).
 	Equivalents runtime.EquivalentResourceMapper
 	// Converter converts objects to the version of an equivalent resource;
 	// nil fails bindings that match only such a resource of another version

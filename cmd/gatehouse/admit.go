@@ -301,7 +301,7 @@ func policyProblems(name string, err error) []string {
 // kind.
 func (a *app) readCRDs(paths []string) (*mutation.Schemas, scopes, []string) {
 	var problems []string
-	schemas, kinds := mutation.BuiltIn(), newScopes()
+	schemas, kinds := mutation.BuiltIn(), newScopes(a.kube)
 	for _, inp := range readInputs(paths, a.stdin) {
 		if inp.err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", inp.name, inp.err))

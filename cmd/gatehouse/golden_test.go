@@ -174,6 +174,10 @@ func goldenCases() []goldenCase {
 		{name: "lint-strict", args: []string{"lint", "--strict", "testdata/lint/warnings.yaml"}, exit: 1},
 		{name: "lint-warnings", args: []string{"lint", "testdata/lint/warnings.yaml"}},
 		{name: "lint-crds", args: []string{"lint", "--crds", "testdata/lint/crd.yaml", "testdata/lint/custom.yaml"}, exit: 1},
+		// The resources served differ between versions: 1.37's with the
+		// others' as other-version warnings, and 1.35's.
+		{name: "lint-served-versions", args: []string{"lint", "testdata/lint/served-versions.yaml"}},
+		{name: "lint-served-versions-1.35", args: []string{"lint", "--kube-version", "1.35", "testdata/lint/served-versions.yaml"}},
 		{name: "lint-usage-no-args", args: []string{"lint"}, exit: 2},
 		{name: "lint-bad-crds", args: []string{"lint", "--crds", "testdata/lint/clean.yaml", "testdata/lint/custom.yaml"}, exit: 2},
 		{name: "lint-stdin-json", args: []string{"lint", "-o", "json", "-"}, stdin: mustRead("testdata/lint/warnings.yaml")},

@@ -55,7 +55,7 @@ bindings of the files and directories given ("-" for standard input) for what
 kube-apiserver (1.37's, or --kube-version's with --feature-gates) refuses (its
 REST validation, API versions it does not serve) or accepts but fails on at
 admission time: a mutating policy its plugin does not run, rules that match
-no resource Kubernetes 1.37 serves (nor a CRD given), policies without a
+no resource that version serves (nor a CRD given), policies without a
 binding and bindings of policies not given, params and paramKinds not given,
 field selections that the kinds' schemas do not guarantee (read with no has()
 or optional guard) or never have, oldObject read on CREATE, ApplyConfigurations

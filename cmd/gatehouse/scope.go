@@ -8,19 +8,21 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/internal/servedresources"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // scopes knows which kinds are namespaced: the built-in kinds from the table
-// of the resources kube-apiserver serves, custom kinds from the CRDs read.
+// of the resources kube-apiserver serves at the version a command answers
+// as (--kube-version), custom kinds from the CRDs read.
 // kubectl sends an object of a namespaced kind without metadata.namespace in
 // its context's namespace, and kube-apiserver sets the object's namespace to
 // the request's before admission; the commands do the same with
 // -n/--namespace.
 type scopes map[schema.GroupKind]bool
 
-func newScopes() scopes {
+func newScopes(t kube.Target) scopes {
 	s := scopes{}
-	for _, r := range servedresources.Builtin() {
+	for _, r := range servedresources.For(t) {
 		if r.Subresource == "" {
 			s[schema.GroupKind{Group: r.KindGroup, Kind: r.Kind}] = r.Namespaced
 		}

@@ -80,7 +80,7 @@ func (a *app) testInit(policyFile string) error {
 		fmt.Fprintf(a.stderr, "gatehouse: %s holds no ValidatingAdmissionPolicy or MutatingAdmissionPolicy\n", policyFile)
 		return errInput
 	}
-	kinds := policycheck.NewKinds()
+	kinds := policycheck.NewKindsFor(a.kube)
 	var objects []map[string]any
 	var cases strings.Builder
 	sample := func(policy, suffix string, k initKind) map[string]any {
@@ -139,7 +139,7 @@ func (a *app) testInit(policyFile string) error {
 	config, err := validConfig(a.kube, &maps, &vaps, true, &report)
 	var chain *admission.Chain
 	if err == nil {
-		chain, err = admission.New(config, admission.Options{Kube: a.kube, Params: mutation.NewParamObjects(newScopes().clusterScoped)})
+		chain, err = admission.New(config, admission.Options{Kube: a.kube, Params: mutation.NewParamObjects(newScopes(a.kube).clusterScoped)})
 	}
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
+	"github.com/gatehouse-dev/gatehouse/conformance/kubernetes/oracle/servedtable"
+	"github.com/gatehouse-dev/gatehouse/kube"
 	"github.com/gatehouse-dev/gatehouse/resources"
 )
 
@@ -20,8 +23,11 @@ import (
 // installs the group's versions, in the priority order of its scheme
 // (legacyscheme.Scheme.PrioritizedVersionsForGroup).
 func TestBuiltInEquivalentsOrder(t *testing.T) {
-	reg := resources.BuiltIn()
-	data, err := os.ReadFile(servedTable)
+	// This module links k8s.io/kubernetes v1.37.2: its scheme's priorities
+	// are 1.37's.
+	reg := resources.BuiltInFor(kube.Target{}) // kube.LatestVersion, 1.37
+	require.Equal(t, kube.V1_37, kube.LatestVersion())
+	data, err := os.ReadFile(filepath.Join(servedDir, servedtable.FileName("1.37")))
 	require.NoError(t, err)
 	checked := 0
 	for _, line := range strings.Split(string(data), "\n") {

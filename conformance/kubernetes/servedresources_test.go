@@ -1,191 +1,82 @@
 package kubernetes
 
 import (
-	"encoding/json"
 	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	serverstorage "k8s.io/apiserver/pkg/server/storage"
 	"k8s.io/apiserver/pkg/storage/storagebackend"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
-	_ "k8s.io/kubernetes/pkg/apis/lifecycle/install"
+
+	"github.com/gatehouse-dev/gatehouse/conformance/kubernetes/oracle/servedtable"
 )
 
 var updateServed = flag.Bool("update-served", false, "rewrite the main module's table of served resources from k8s.io/kubernetes' discovery documents")
 
-// servedTable is the main module's table of the resources kube-apiserver
-// 1.37 serves (internal/policycheck, read by the rule checks of gatehouse
-// lint).
-const servedTable = "../../internal/servedresources/served_resources.tsv"
+// servedDir holds the main module's tables of the resources kube-apiserver
+// serves, one per version (internal/servedresources, read by the rule
+// checks of gatehouse lint and package resources' BuiltInFor).
+const servedDir = "../../internal/servedresources"
 
-// TestServedResourcesTable checks that the main module's table of served
-// resources is exactly what kube-apiserver v1.37.2 serves with every API
-// enabled (--runtime-config=api/all=true): the discovery documents
-// k8s.io/kubernetes publishes in api/discovery (written by
-// hack/update-openapi-spec.sh from a running kube-apiserver), one line per
-// resource and subresource. go test -run TestServedResourcesTable
-// -update-served rewrites it.
+// TestServedResourcesTable checks that the main module's table for 1.37 is
+// exactly what kube-apiserver v1.37.2 serves with every API enabled, by
+// the generator the other versions' tables share (package servedtable of
+// ./oracle, whose test checks 1.35's, 1.36's and 1.38's with their
+// modfiles). go test -run TestServedResourcesTable -update-served rewrites
+// it.
 //
-// Two columns say how kube-apiserver registers the row in its
-// EquivalentResourceRegistry (package resources' BuiltIn): "default",
-// whether it serves the row with its default API enablement (the
-// enabled and disabled lists of pkg/controlplane's
-// DefaultAPIResourceConfigSource, read from k8s.io/kubernetes' source, in a
-// k8s.io/apiserver ResourceConfig; apiextensions-apiserver's and
-// kube-aggregator's DefaultAPIResourceConfigSource enable all their
-// versions), and "storage", the key its registry groups equivalent
-// resources by: the storage prefix (DefaultStorageFactory.ResourcePrefix of
-// k8s.io/apiserver, with the SpecialDefaultResourcePrefixes and the
-// cohabitating resources of pkg/kubeapiserver, read from its source).
+// servedtable answers for the default enablement and the storage prefixes
+// as k8s.io/apiserver's ResourceConfig and DefaultStorageFactory do,
+// without linking them (their package links etcd's client, which the
+// oracle module's builds do not have): this module links them, and checks
+// that their answers are servedtable's for every group version of
+// DefaultAPIResourceConfigSource and every resource of the table.
 func TestServedResourcesTable(t *testing.T) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "k8s.io/kubernetes").Output()
+	servedtable.Check(t, servedDir, *updateServed)
+
+	src, err := servedtable.Built()
 	require.NoError(t, err)
-	kdir := strings.TrimSpace(string(out))
-	enablement, storage := kubeAPIServerDefaults(t, kdir)
-	dir := filepath.Join(kdir, "api", "discovery")
-	files, err := filepath.Glob(filepath.Join(dir, "api*__v*.json"))
+	d, err := servedtable.ReadDefaults(src)
 	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	var lines []string
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var list metav1.APIResourceList
-		require.NoError(t, json.Unmarshal(data, &list), f)
-		gv, err := schema.ParseGroupVersion(list.GroupVersion)
-		require.NoError(t, err, f)
-		for _, r := range list.APIResources {
-			resource, sub, _ := strings.Cut(r.Name, "/")
-			kg, kv := gv.Group, gv.Version
-			if r.Group != "" {
-				kg = r.Group
-			}
-			if r.Version != "" {
-				kv = r.Version
-			}
-			gr := schema.GroupResource{Group: gv.Group, Resource: resource}
-			enabled := enablement.ResourceEnabled(gv.WithResource(resource))
-			if gv.Group == "apiextensions.k8s.io" || gv.Group == "apiregistration.k8s.io" {
-				enabled = true
-			} else {
-				require.True(t, hasKey(enablement.GroupVersionConfigs, gv), "%v is in no list of DefaultAPIResourceConfigSource", gv)
-			}
-			lines = append(lines, fmt.Sprintf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%t\t%t\t%s", gv.Group, gv.Version, resource, sub, kg, kv, r.Kind, r.Namespaced, enabled, storage.ResourcePrefix(gr)))
-		}
-	}
-	slices.Sort(lines)
-	want := "# group\tversion\tresource\tsubresource\tkind group\tkind version\tkind\tnamespaced\tdefault\tstorage\n" +
-		"# generated by conformance/kubernetes TestServedResourcesTable from k8s.io/kubernetes v1.37.2 api/discovery; do not edit\n" +
-		strings.Join(lines, "\n") + "\n"
-	if *updateServed {
-		require.NoError(t, os.WriteFile(servedTable, []byte(want), 0o644))
-	}
-	got, err := os.ReadFile(servedTable)
-	require.NoError(t, err)
-	require.Equal(t, want, string(got), "run go test -run TestServedResourcesTable -update-served")
-}
-
-func hasKey[K comparable, V any](m map[K]V, k K) bool {
-	_, ok := m[k]
-	return ok
-}
-
-var (
-	importLine   = regexp.MustCompile(`(?m)^\s*(?:(\w+)\s+)?"([^"]+)"$`)
-	gvList       = regexp.MustCompile(`(?s)(\w+APIGroupVersions(?:Enabled|Disabled)ByDefault) = \[\]schema\.GroupVersion\{(.*?)\n\t\}`)
-	gvItem       = regexp.MustCompile(`(\w+)\.SchemeGroupVersion`)
-	cohabitating = regexp.MustCompile(`AddCohabitatingResources\((\w+)\.Resource\("(\w+)"\), (\w+)\.Resource\("(\w+)"\)\)`)
-	prefixEntry  = regexp.MustCompile(`\{Group: "([^"]*)", Resource: "([^"]*)"\}:\s*"([^"]*)"`)
-)
-
-// kubeAPIServerDefaults reads kube-apiserver's default API enablement and
-// storage prefixes from k8s.io/kubernetes' source (pkg/controlplane and
-// pkg/kubeapiserver, which this module cannot build), resolving package
-// names through the Go types legacyscheme registers, and returns them as
-// k8s.io/apiserver's ResourceConfig and DefaultStorageFactory.
-func kubeAPIServerDefaults(t *testing.T, kdir string) (*serverstorage.ResourceConfig, *serverstorage.DefaultStorageFactory) {
-	t.Helper()
-	groupOf := map[string]schema.GroupVersion{} // package path -> group version
-	for gvk, typ := range legacyscheme.Scheme.AllKnownTypes() {
-		if gvk.Version == runtime.APIVersionInternal {
-			groupOf[typ.PkgPath()] = schema.GroupVersion{Group: gvk.Group}
-		} else {
-			groupOf[typ.PkgPath()] = gvk.GroupVersion()
-		}
-	}
-	read := func(rel string) (string, map[string]string) {
-		data, err := os.ReadFile(filepath.Join(kdir, rel))
-		require.NoError(t, err)
-		imports := map[string]string{}
-		for _, m := range importLine.FindAllStringSubmatch(string(data), -1) {
-			alias := m[1]
-			if alias == "" {
-				alias = filepath.Base(m[2])
-			}
-			imports[alias] = m[2]
-		}
-		return string(data), imports
-	}
-	resolve := func(imports map[string]string, alias string) (schema.GroupVersion, bool) {
-		path := imports[alias]
-		if gv, ok := groupOf[path]; ok {
-			return gv, true
-		}
-		// k8s.io/kubernetes/pkg/apis/<group>/<version> declares only its
-		// SchemeGroupVersion: the group of the internal package.
-		if gv, ok := groupOf[filepath.Dir(path)]; ok && strings.HasPrefix(path, "k8s.io/kubernetes/pkg/apis/") {
-			return schema.GroupVersion{Group: gv.Group, Version: filepath.Base(path)}, true
-		}
-		return schema.GroupVersion{}, false
-	}
-
-	src, imports := read("pkg/controlplane/instance.go")
 	rc := serverstorage.NewResourceConfig()
-	lists := gvList.FindAllStringSubmatch(src, -1)
-	require.Len(t, lists, 6, "the six lists of DefaultAPIResourceConfigSource")
-	for _, l := range lists {
-		for _, item := range gvItem.FindAllStringSubmatch(l[2], -1) {
-			gv, ok := resolve(imports, item[1])
-			if strings.Contains(l[1], "Enabled") {
-				require.True(t, ok, "%s: %s", l[1], item[1])
-				rc.EnableVersions(gv)
-			} else if ok {
-				rc.DisableVersions(gv)
-			}
+	for gv, on := range d.Versions {
+		if on {
+			rc.EnableVersions(gv)
+		} else {
+			rc.DisableVersions(gv)
 		}
 	}
-	src, imports = read("pkg/kubeapiserver/default_storage_factory_builder.go")
-	prefixes := map[schema.GroupResource]string{}
-	for _, m := range prefixEntry.FindAllStringSubmatch(src, -1) {
-		prefixes[schema.GroupResource{Group: m[1], Resource: m[2]}] = m[3]
+	sf := serverstorage.NewDefaultStorageFactory(storagebackend.Config{}, "", legacyscheme.Codecs, serverstorage.NewDefaultResourceEncodingConfig(legacyscheme.Scheme), rc, d.Prefixes)
+	for _, set := range d.Cohabitating {
+		sf.AddCohabitatingResources(set...)
 	}
-	require.NotEmpty(t, prefixes)
-	sf := serverstorage.NewDefaultStorageFactory(storagebackend.Config{}, "", legacyscheme.Codecs, serverstorage.NewDefaultResourceEncodingConfig(legacyscheme.Scheme), rc, prefixes)
-	matches := cohabitating.FindAllStringSubmatch(src, -1)
-	require.NotEmpty(t, matches)
-	for _, m := range matches {
-		// An internal package no install registers (extensions, served by
-		// no version of 1.37) is named as its group.
-		a, ok := resolve(imports, m[1])
-		if !ok {
-			a.Group = filepath.Base(imports[m[1]])
+	table, err := os.ReadFile(filepath.Join(servedDir, servedtable.FileName(src.Minor)))
+	require.NoError(t, err)
+	var rows int
+	for _, line := range strings.Split(string(table), "\n") {
+		f := strings.Split(line, "\t")
+		if strings.HasPrefix(line, "#") || len(f) != 10 {
+			continue
 		}
-		b, ok := resolve(imports, m[3])
-		if !ok {
-			b.Group = filepath.Base(imports[m[3]])
+		rows++
+		gv := schema.GroupVersion{Group: f[0], Version: f[1]}
+		gr := schema.GroupResource{Group: f[0], Resource: f[2]}
+		require.Equal(t, sf.ResourcePrefix(gr), d.ResourcePrefix(gr), "%v", gr)
+		if enabled, listed := d.Enabled(gv); listed {
+			require.Equal(t, rc.ResourceEnabled(gv.WithResource(f[2])), enabled, "%v", gv)
 		}
-		sf.AddCohabitatingResources(schema.GroupResource{Group: a.Group, Resource: m[2]}, schema.GroupResource{Group: b.Group, Resource: m[4]})
 	}
-	return rc, sf
+	require.Greater(t, rows, 100)
+	// The cohabitating groups: a resource of a group with no version
+	// enabled (extensions) is stored as its cohabitant.
+	for _, set := range d.Cohabitating {
+		for _, gr := range set {
+			require.Equal(t, sf.ResourcePrefix(gr), d.ResourcePrefix(gr), "%v", gr)
+		}
+	}
 }

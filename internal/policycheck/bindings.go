@@ -126,6 +126,6 @@ func checkParamKind(p *Policy, kinds *Kinds) (Finding, bool) {
 		}
 	}
 	return Finding{Severity: Warning, Rule: RuleUnknownParamKind, Kind: p.Kind, Name: p.Name, Field: "spec.paramKind",
-		Message: fmt.Sprintf("paramKind %s is not a kind Kubernetes %s serves nor one of a CRD given: without it in the cluster, kube-apiserver fails every request the policy matches (failed to find resource referenced by paramKind)", gvk, kubeVersion),
+		Message: fmt.Sprintf("paramKind %s is not a kind Kubernetes %s serves nor one of a CRD given: without it in the cluster, kube-apiserver fails every request the policy matches (failed to find resource referenced by paramKind)", gvk, kinds.Version()),
 		Fix:     "give the params' CRD (--crds), or correct apiVersion and kind"}, true
 }

@@ -20,12 +20,12 @@ func Check(in *Input) []Finding {
 		for j := range p.Expressions {
 			p.Expressions[j].parsed = parseAST(p.Expressions[j].Text)
 		}
-		out = append(out, withIndex(i, checkRules(p.Kind, p.Name, p.MatchConstraints, field.NewPath("spec", "matchConstraints"), served))...)
+		out = append(out, withIndex(i, checkRules(p.Kind, p.Name, p.MatchConstraints, field.NewPath("spec", "matchConstraints"), served, in.Kinds.Version()))...)
 		out = append(out, withIndex(i, checkFields(p, in.Kinds, served))...)
 		out = append(out, withIndex(i, checkCost(p, in.CELGo026))...)
 	}
 	for i, b := range in.Bindings {
-		out = append(out, withIndex(i, checkRules(b.Kind, b.Name, b.MatchResources, field.NewPath("spec", "matchResources"), served))...)
+		out = append(out, withIndex(i, checkRules(b.Kind, b.Name, b.MatchResources, field.NewPath("spec", "matchResources"), served, in.Kinds.Version()))...)
 	}
 	out = append(out, checkBindings(in)...)
 	slices.SortStableFunc(out, func(a, b Finding) int {

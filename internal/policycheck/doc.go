@@ -1,5 +1,5 @@
 // Package policycheck finds, before any request, the failures that
-// kube-apiserver 1.37 meets only at admission time in MutatingAdmissionPolicies,
+// kube-apiserver meets only at admission time in MutatingAdmissionPolicies,
 // ValidatingAdmissionPolicies and their bindings: kube-apiserver accepts
 // such objects, and a policy with failurePolicy Fail then denies every
 // request it fails on. Package mutation's and package validatingpolicy's
@@ -9,10 +9,11 @@
 //
 //   - unknown-resource (warning): an API group, version or resource of a
 //     rule (matchConstraints, a binding's matchResources, their exclusions)
-//     that no resource of Kubernetes 1.37 (with every API enabled: the
-//     table of internal/servedresources, generated from k8s.io/kubernetes
-//     v1.37.2's discovery documents) nor a CRD given has; the rule matches
-//     nothing. The nearest name is suggested.
+//     that no resource of the Kubernetes version checked for (Options.Kube:
+//     with every API enabled, the table of internal/servedresources for
+//     that version, generated from its k8s.io/kubernetes' discovery
+//     documents) nor a CRD given has; the rule matches nothing. The nearest
+//     name is suggested.
 //   - unbound-policy, binding-of-missing-policy, missing-params (warnings):
 //     a policy no binding given binds; a binding of a policy not given; a
 //     binding of a policy with a paramKind that has no paramRef, or whose

@@ -10,15 +10,21 @@ import (
 
 	"github.com/gatehouse-dev/gatehouse/internal/builtintypes"
 	"github.com/gatehouse-dev/gatehouse/internal/crdschema"
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // Kinds are the resources a cluster serves and the schemas of their kinds:
-// the built-in ones of Kubernetes 1.37 and the CRDs added. The zero value is
-// not usable; use NewKinds. Once its CRDs are added, it is safe for
+// the built-in resources kube-apiserver serves at a version (with every API
+// enabled) and the CRDs added. The schemas of the built-in kinds are those
+// of the Go types gatehouse links (k8s.io/api v0.37) at every version. The
+// zero value is not usable; use NewKinds or NewKindsFor. Once its CRDs are added, it is safe for
 // concurrent use: the schemas of built-in kinds are built on first use,
 // under a lock, and never changed after.
 type Kinds struct {
-	crdServed []Served
+	version kube.Version
+	// builtinServed is the table of version.
+	builtinServed []Served
+	crdServed     []Served
 	// served is the built-in resources and crdServed, built by AddCRD.
 	served   []Served
 	crdNodes map[schema.GroupVersionKind]*Node
@@ -28,10 +34,18 @@ type Kinds struct {
 	builtin map[schema.GroupVersionKind]*Node
 }
 
-// NewKinds returns the built-in kinds and no CRD.
-func NewKinds() *Kinds {
-	return &Kinds{crdNodes: map[schema.GroupVersionKind]*Node{}, builtin: map[schema.GroupVersionKind]*Node{}}
+// NewKinds returns the built-in kinds of kube.LatestVersion and no CRD:
+// NewKindsFor(kube.Target{}).
+func NewKinds() *Kinds { return NewKindsFor(kube.Target{}) }
+
+// NewKindsFor returns the built-in kinds of kube-apiserver as t and no CRD.
+func NewKindsFor(t kube.Target) *Kinds {
+	return &Kinds{version: t.Version(), builtinServed: BuiltinServed(t), crdNodes: map[schema.GroupVersionKind]*Node{}, builtin: map[schema.GroupVersionKind]*Node{}}
 }
+
+// Version is the version of kube-apiserver whose built-in resources k
+// holds.
+func (k *Kinds) Version() kube.Version { return k.version }
 
 // AddCRD adds the served versions of a CustomResourceDefinition
 // (apiextensions.k8s.io/v1, YAML or JSON): its resources, its status and
@@ -46,7 +60,7 @@ func (k *Kinds) AddCRD(data []byte) error {
 		return fmt.Errorf("CRD %s.%s: spec.names.plural is required", crd.Spec.Names.Kind, crd.Spec.Group)
 	}
 	namespaced := s.Spec.Scope != "Cluster"
-	defer func() { k.served = append(append([]Served(nil), BuiltinServed()...), k.crdServed...) }()
+	defer func() { k.served = append(append([]Served(nil), k.builtinServed...), k.crdServed...) }()
 	for _, v := range s.Spec.Versions {
 		if !v.Served {
 			continue
@@ -74,7 +88,7 @@ func (k *Kinds) AddCRD(data []byte) error {
 // is shared: do not change it.
 func (k *Kinds) Served() []Served {
 	if len(k.crdServed) == 0 {
-		return BuiltinServed()
+		return k.builtinServed
 	}
 	return k.served
 }

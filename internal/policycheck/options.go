@@ -20,13 +20,13 @@ type Options struct {
 	Params []*unstructured.Unstructured
 	// Kube is the kube-apiserver the policies are checked for; the zero
 	// Target is the newest release. It decides the costs (cel-go 0.26's
-	// before 1.37); the resources served are 1.37's at every version.
+	// before 1.37) and the built-in resources served (its version's).
 	Kube kube.Target
 }
 
 // Prepare returns the kinds and params of o.
 func (o Options) Prepare() (*Kinds, []Param, error) {
-	kinds := NewKinds()
+	kinds := NewKindsFor(o.Kube)
 	var errs []error
 	for i, crd := range o.CRDs {
 		if err := kinds.AddCRD(crd); err != nil {

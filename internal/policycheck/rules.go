@@ -8,27 +8,29 @@ import (
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/validation/field"
+
+	"github.com/gatehouse-dev/gatehouse/kube"
 )
 
 // checkRules reports the rules of matchResources (at path) that match no
 // resource served: an API group, a version or a resource that no served
 // resource has. Such a rule is accepted by kube-apiserver and matches
 // nothing, silently: a warning.
-func checkRules(kind, name string, mr *admissionregistrationv1.MatchResources, path *field.Path, served []Served) []Finding {
+func checkRules(kind, name string, mr *admissionregistrationv1.MatchResources, path *field.Path, served []Served, version kube.Version) []Finding {
 	if mr == nil {
 		return nil
 	}
 	var out []Finding
 	for i, r := range mr.ResourceRules {
-		out = append(out, checkRule(kind, name, r.RuleWithOperations.Rule, path.Child("resourceRules").Index(i), served)...)
+		out = append(out, checkRule(kind, name, r.RuleWithOperations.Rule, path.Child("resourceRules").Index(i), served, version)...)
 	}
 	for i, r := range mr.ExcludeResourceRules {
-		out = append(out, checkRule(kind, name, r.RuleWithOperations.Rule, path.Child("excludeResourceRules").Index(i), served)...)
+		out = append(out, checkRule(kind, name, r.RuleWithOperations.Rule, path.Child("excludeResourceRules").Index(i), served, version)...)
 	}
 	return out
 }
 
-func checkRule(kind, name string, r admissionregistrationv1.Rule, path *field.Path, served []Served) []Finding {
+func checkRule(kind, name string, r admissionregistrationv1.Rule, path *field.Path, served []Served, version kube.Version) []Finding {
 	var out []Finding
 	warn := func(p *field.Path, msg, fix string) {
 		out = append(out, Finding{Severity: Warning, Rule: RuleUnknownResource, Kind: kind, Name: name, Field: p.String(), Message: msg, Fix: fix})
@@ -43,7 +45,7 @@ func checkRule(kind, name string, r admissionregistrationv1.Rule, path *field.Pa
 		if g == "*" || slices.Contains(allGroups, g) {
 			continue
 		}
-		msg := fmt.Sprintf("no API group %q is served by Kubernetes %s or a CRD given: the rule never matches it", g, kubeVersion)
+		msg := fmt.Sprintf("no API group %q is served by Kubernetes %s or a CRD given: the rule never matches it", g, version)
 		fix := ""
 		if n, ok := nearest(g, allGroups); ok {
 			fix = fmt.Sprintf("did you mean %q?", n)
@@ -102,7 +104,7 @@ func checkRule(kind, name string, r admissionregistrationv1.Rule, path *field.Pa
 			}
 			return s.Resource + "/" + s.Subresource
 		})
-		msg := fmt.Sprintf("no resource %q is served in the rule's API groups and versions by Kubernetes %s or a CRD given: the rule never matches it", res, kubeVersion)
+		msg := fmt.Sprintf("no resource %q is served in the rule's API groups and versions by Kubernetes %s or a CRD given: the rule never matches it", res, version)
 		fix := ""
 		if n, ok := nearest(res, names); ok {
 			fix = fmt.Sprintf("did you mean %q?", n)
@@ -173,8 +175,6 @@ func matchedKinds(mr *admissionregistrationv1.MatchResources, served []Served) [
 
 // maxKinds bounds the kinds a policy's expressions are checked against.
 const maxKinds = 16
-
-const kubeVersion = "1.37"
 
 func uniq[T any](in []T, key func(T) string) []string {
 	seen := map[string]bool{}
