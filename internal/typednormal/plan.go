@@ -56,6 +56,13 @@ type node struct {
 	names         map[string]struct{}
 	dupNames      bool
 	inlinePointer bool
+	// byName are the named fields of a struct and its inlined structs' (the
+	// last of a duplicated name), emits those written when absent, and
+	// zeroUnknown those whose zero output is unknown: NormalizeShared
+	// walks the input's keys with them rather than every field.
+	byName      map[string]*field
+	emits       []*field
+	zeroUnknown []*field
 	// alwaysWritten counts the fields written whatever the input.
 	alwaysWritten int
 	// zero is the converter's output for the zero value of the type (what
@@ -204,9 +211,11 @@ func (p *planner) build(n *node, t reflect.Type) {
 			n.kind = structKind
 			n.fields = fields
 			n.names = map[string]struct{}{}
+			n.byName = map[string]*field{}
 			for i, f := range fields {
 				if f.name != "" {
 					n.addName(f.name)
+					n.index(&n.fields[i])
 					if f.zeroEmit {
 						n.alwaysWritten++
 					}
@@ -219,6 +228,9 @@ func (p *planner) build(n *node, t reflect.Type) {
 				n.alwaysWritten += f.node.alwaysWritten
 				for name := range f.node.names {
 					n.addName(name)
+				}
+				for _, inner := range f.node.byName {
+					n.index(inner)
 				}
 			}
 		}
@@ -234,6 +246,17 @@ func marshalsJSON(t reflect.Type) bool {
 		}
 	}
 	return false
+}
+
+// index adds f to the struct's lookups.
+func (n *node) index(f *field) {
+	n.byName[f.name] = f
+	if f.zeroEmit {
+		n.emits = append(n.emits, f)
+	}
+	if !f.zeroOK {
+		n.zeroUnknown = append(n.zeroUnknown, f)
+	}
 }
 
 func (n *node) addName(name string) {

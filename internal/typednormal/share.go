@@ -53,8 +53,6 @@ type cow struct {
 	n   *node
 	in  map[string]any
 	out map[string]any
-	// known counts the input's keys the walk read.
-	known int
 }
 
 // diverge makes the output a map of its own.
@@ -64,16 +62,18 @@ func (c *cow) diverge() {
 	}
 	c.out = make(map[string]any, c.n.sizeHint(c.in))
 	for k, v := range c.in {
-		if _, ok := c.n.names[k]; ok {
+		if _, ok := c.n.byName[k]; ok {
 			c.out[k] = v
 		}
 	}
 }
 
 // shareStruct is fill for a struct plan, sharing: out is in itself when
-// same. It declines (not ok) wherever fill does.
+// same. It declines (not ok) wherever fill does. It walks the input's keys
+// and the fields written when absent, not every field of the plan: an
+// object holds few of its type's fields.
 func (n *node) shareStruct(in map[string]any, depth int) (out map[string]any, same, ok bool) {
-	if n.dupNames {
+	if n.dupNames || depth > maxDepth {
 		// A name written twice: the fields' order decides, which the
 		// copy-on-write bookkeeping does not follow.
 		out = make(map[string]any, n.sizeHint(in))
@@ -82,12 +82,30 @@ func (n *node) shareStruct(in map[string]any, depth int) (out map[string]any, sa
 		}
 		return out, false, true
 	}
-	c := cow{n: n, in: in}
-	if !n.share(&c, depth) {
-		return nil, false, false
+	for _, f := range n.zeroUnknown {
+		if in[f.name] == nil {
+			return nil, false, false // as fill: the zero output is unknown
+		}
 	}
-	if c.out == nil && (c.known != len(in) || in == nil) {
-		c.diverge() // drops the unknown keys; a nil map becomes {}
+	c := cow{n: n, in: in}
+	if in == nil {
+		c.diverge() // a nil map becomes {}
+	}
+	for k, v := range in {
+		f, known := n.byName[k]
+		if !known {
+			c.diverge() // drops the unknown keys
+			continue
+		}
+		if !c.field(f, v, depth) {
+			return nil, false, false
+		}
+	}
+	for _, f := range n.emits {
+		if _, present := in[f.name]; !present {
+			c.diverge()
+			c.out[f.name] = copyZero(f.zero, f.zeroScalar)
+		}
 	}
 	if c.out == nil {
 		return in, true, true
@@ -95,55 +113,39 @@ func (n *node) shareStruct(in map[string]any, depth int) (out map[string]any, sa
 	return c.out, false, true
 }
 
-// share is fill's work for the fields of n and its inlined structs, into c.
-func (n *node) share(c *cow, depth int) bool {
-	if depth > maxDepth {
-		return false
-	}
-	for i := range n.fields {
-		f := &n.fields[i]
-		if f.name == "" {
-			if !f.node.share(c, depth+1) {
-				return false
-			}
-			continue
-		}
-		v, present := c.in[f.name]
-		if present {
-			c.known++
-		}
-		if v == nil {
-			if !f.zeroOK {
-				return false
-			}
-			switch {
-			case f.zeroEmit && present && f.zeroScalar && f.zero == nil:
-				// null stays null.
-			case f.zeroEmit:
-				c.diverge()
-				c.out[f.name] = copyZero(f.zero, f.zeroScalar)
-			case present:
-				c.diverge()
-				delete(c.out, f.name)
-			}
-			continue
-		}
-		if f.skip {
+// field is fill's work for one field present in the input, into c.
+func (c *cow) field(f *field, v any, depth int) bool {
+	if v == nil {
+		if !f.zeroOK {
 			return false
 		}
-		o, empty, same, ok := f.node.shareConvert(v, depth+1)
-		if !ok {
-			return false
-		}
-		if (f.omitEmpty && empty) || (f.omitZero && o == nil) {
+		switch {
+		case f.zeroEmit && f.zeroScalar && f.zero == nil:
+			// null stays null.
+		case f.zeroEmit:
+			c.diverge()
+			c.out[f.name] = copyZero(f.zero, f.zeroScalar)
+		default:
 			c.diverge()
 			delete(c.out, f.name)
-			continue
 		}
-		if !same {
-			c.diverge()
-			c.out[f.name] = o
-		}
+		return true
+	}
+	if f.skip {
+		return false
+	}
+	o, empty, same, ok := f.node.shareConvert(v, depth+1)
+	if !ok {
+		return false
+	}
+	if (f.omitEmpty && empty) || (f.omitZero && o == nil) {
+		c.diverge()
+		delete(c.out, f.name)
+		return true
+	}
+	if !same {
+		c.diverge()
+		c.out[f.name] = o
 	}
 	return true
 }
