@@ -184,6 +184,15 @@ func TestAdmissionChainComposesStaticAndAPIAsKubeAPIServer(t *testing.T) {
 		}
 		return append(append([]validating.PolicyHook(nil), staticVal.hooks...), apiVal.hooks...)
 	}
+	kube := &kubeFourPlugins{
+		mutatePolicies: func(ctx context.Context, a admission.Attributes) error {
+			return apiMut.dispatcher.Dispatch(ctx, a, o, mutHooks(a))
+		},
+		validatePolicies: func(ctx context.Context, a admission.Attributes) error {
+			return apiVal.dispatcher.Dispatch(ctx, a, apiVal.o, valHooks(a))
+		},
+		mwh: mwh, vwh: vwh, o: o,
+	}
 
 	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{TypeMeta: metav1.TypeMeta{APIVersion: "admissionregistration.k8s.io/v1", Kind: "ValidatingAdmissionPolicyBinding"},
 		ObjectMeta: metav1.ObjectMeta{Name: "b"}, Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: "x",
@@ -208,27 +217,7 @@ func TestAdmissionChainComposesStaticAndAPIAsKubeAPIServer(t *testing.T) {
 			attr := &awAttributes{Attributes: admission.NewAttributesRecord(kobj, nil, gvk, tc.namespace, name, tc.gvr, "", admission.Create, nil, false, &awUser)}
 			warnings := &awWarnings{}
 			ctx := warning.WithWarningRecorder(context.Background(), warnings)
-			kerr := func() error {
-				for pass := 0; pass < 2; pass++ {
-					if pass == 1 {
-						rc := attr.GetReinvocationContext()
-						if !rc.ShouldReinvoke() {
-							break
-						}
-						rc.SetIsReinvoke()
-					}
-					if err := apiMut.dispatcher.Dispatch(ctx, attr, o, mutHooks(attr)); err != nil {
-						return err
-					}
-					if err := mwh.Admit(ctx, attr, o); err != nil {
-						return err
-					}
-				}
-				if err := apiVal.dispatcher.Dispatch(ctx, attr, apiVal.o, valHooks(attr)); err != nil {
-					return err
-				}
-				return vwh.Validate(ctx, attr, o)
-			}()
+			kerr := kube.admit(ctx, attr)
 
 			req := &gadmission.Request{Operation: admissionv1.Create, Kind: gvk, Resource: tc.gvr, Name: name, Namespace: tc.namespace,
 				UserInfo: authenticationv1.UserInfo{Username: awUser.Name, UID: awUser.UID, Groups: awUser.Groups, Extra: map[string]authenticationv1.ExtraValue{}}}

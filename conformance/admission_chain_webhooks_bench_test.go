@@ -8,7 +8,6 @@ import (
 	admissionv1 "k8s.io/api/admission/v1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apiserver/pkg/admission"
 
 	gadmission "github.com/gatehouse-dev/gatehouse/admission"
@@ -26,18 +25,7 @@ import (
 //
 //	go test -run '^$' -bench 'ChainFourPlugins' -benchmem -count 6 . | benchstat -col /impl -
 func BenchmarkAdmissionChainFourPlugins(b *testing.B) {
-	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{DiscardRequests: true})
-	require.NoError(b, err)
-	defer srv.Close()
-	cwServe(srv)
-	mutatingHooks, validatingHooks := cwWebhooks(srv)
-	cfg, err := gadmission.Decode([]byte(cwPolicies))
-	require.NoError(b, err)
-	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = mutatingHooks, validatingHooks
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	ours, err := gadmission.New(*cfg, gadmission.Options{})
-	require.NoError(b, err)
-	kube := newKubeFourPlugins(b, ns, cfg, mutatingHooks, validatingHooks)
+	ours, kube := newFourPluginsWorld(b, admissionwebhooktest.Options{DiscardRequests: true})
 
 	gvk := corev1.SchemeGroupVersion.WithKind("Pod")
 	gvr := corev1.SchemeGroupVersion.WithResource("pods")

@@ -129,19 +129,7 @@ func cwPod(labels, annotations map[string]string) *corev1.Pod {
 // calling the same loopback TLS webhooks: admitted object, status,
 // warnings and audit annotations of both levels must be the same.
 func TestAdmissionChainWithWebhooksMatchesKubeAPIServer(t *testing.T) {
-	srv, err := admissionwebhooktest.NewServer(admissionwebhooktest.Options{})
-	require.NoError(t, err)
-	defer srv.Close()
-	cwServe(srv)
-	mutatingHooks, validatingHooks := cwWebhooks(srv)
-	cfg, err := gadmission.Decode([]byte(cwPolicies))
-	require.NoError(t, err)
-	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = mutatingHooks, validatingHooks
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
-	ours, err := gadmission.New(*cfg, gadmission.Options{})
-	require.NoError(t, err)
-
-	kube := newKubeFourPlugins(t, ns, cfg, mutatingHooks, validatingHooks)
+	ours, kube := newFourPluginsWorld(t, admissionwebhooktest.Options{})
 
 	// team is kube-apiserver's final team label ("" when denied or
 	// deleted): the corpus is written to reach these paths.
@@ -244,13 +232,32 @@ func kobjOrNil(p *corev1.Pod) runtime.Object {
 // kubeFourPlugins is kube-apiserver's chain of the four plugins: its
 // MutatingAdmissionPolicy dispatcher and MutatingAdmissionWebhook plugin,
 // reinvoked once when asked, then its ValidatingAdmissionPolicy dispatcher
-// and ValidatingAdmissionWebhook plugin.
+// and ValidatingAdmissionWebhook plugin. The policy steps are functions, so
+// that a test can dispatch to the hooks of its own sources.
 type kubeFourPlugins struct {
-	mutating   *kubeMAP
-	validating *kubeVAP
-	mwh        *webhookmutating.Plugin
-	vwh        *webhookvalidating.Plugin
-	o          admission.ObjectInterfaces
+	mutatePolicies, validatePolicies func(context.Context, admission.Attributes) error
+	mwh                              *webhookmutating.Plugin
+	vwh                              *webhookvalidating.Plugin
+	o                                admission.ObjectInterfaces
+}
+
+// newFourPluginsWorld builds the chain of cwPolicies and cwWebhooks twice,
+// on gatehouse and on kube-apiserver's plugins, against one webhook server
+// (closed with the test) in namespace default.
+func newFourPluginsWorld(t testing.TB, opts admissionwebhooktest.Options) (*gadmission.Chain, *kubeFourPlugins) {
+	t.Helper()
+	srv, err := admissionwebhooktest.NewServer(opts)
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	cwServe(srv)
+	mutatingHooks, validatingHooks := cwWebhooks(srv)
+	cfg, err := gadmission.Decode([]byte(cwPolicies))
+	require.NoError(t, err)
+	cfg.MutatingWebhooks, cfg.ValidatingWebhooks = mutatingHooks, validatingHooks
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+	ours, err := gadmission.New(*cfg, gadmission.Options{})
+	require.NoError(t, err)
+	return ours, newKubeFourPlugins(t, ns, cfg, mutatingHooks, validatingHooks)
 }
 
 func newKubeFourPlugins(t testing.TB, ns *corev1.Namespace, cfg *gadmission.Config, mutatingHooks []*admissionregistrationv1.MutatingWebhookConfiguration, validatingHooks []*admissionregistrationv1.ValidatingWebhookConfiguration) *kubeFourPlugins {
@@ -271,10 +278,14 @@ func newKubeFourPlugins(t testing.TB, ns *corev1.Namespace, cfg *gadmission.Conf
 	require.NoError(t, vwh.ValidateInitialization())
 	factory.Start(stop)
 	factory.WaitForCacheSync(stop)
+	mutating := newKubeMAP(t, cfg.MutatingPolicies, cfg.MutatingPolicyBindings, ns)
+	validating := newKubeVAP(t, cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, false, ns)
 	return &kubeFourPlugins{
-		mutating:   newKubeMAP(t, cfg.MutatingPolicies, cfg.MutatingPolicyBindings, ns),
-		validating: newKubeVAP(t, cfg.ValidatingPolicies, cfg.ValidatingPolicyBindings, false, ns),
-		mwh:        mwh, vwh: vwh,
+		mutatePolicies: mutating.admit,
+		validatePolicies: func(ctx context.Context, a admission.Attributes) error {
+			return validating.dispatcher.Dispatch(ctx, a, validating.o, validating.hooks)
+		},
+		mwh: mwh, vwh: vwh,
 		o: admission.NewObjectInterfacesFromScheme(scheme.Scheme),
 	}
 }
@@ -289,14 +300,14 @@ func (k *kubeFourPlugins) admit(ctx context.Context, attr admission.Attributes) 
 			}
 			rc.SetIsReinvoke()
 		}
-		if err := k.mutating.admit(ctx, attr); err != nil {
+		if err := k.mutatePolicies(ctx, attr); err != nil {
 			return err
 		}
 		if err := k.mwh.Admit(ctx, attr, k.o); err != nil {
 			return err
 		}
 	}
-	if err := k.validating.dispatcher.Dispatch(ctx, attr, k.validating.o, k.validating.hooks); err != nil {
+	if err := k.validatePolicies(ctx, attr); err != nil {
 		return err
 	}
 	return k.vwh.Validate(ctx, attr, k.o)

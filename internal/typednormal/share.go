@@ -162,30 +162,11 @@ func (n *node) shareConvert(v any, depth int) (out any, empty, same, ok bool) {
 			o, empty, ok := n.convert(v, depth, false)
 			return o, empty, false, ok
 		}
-		var s []any // nil while every element is the same
-		for i, e := range x {
-			var o any
-			same := false
-			if e == nil {
-				if !n.elem.zeroOK {
-					return nil, false, false, false
-				}
-				o, same = copyZero(n.elem.zero, n.elem.zeroScalar), n.elem.zeroScalar && n.elem.zero == nil
-			} else {
-				var ok bool
-				if o, _, same, ok = n.elem.shareConvert(e, depth+1); !ok {
-					return nil, false, false, false
-				}
-			}
-			if !same && s == nil {
-				s = make([]any, len(x))
-				copy(s, x[:i])
-			}
-			if s != nil {
-				s[i] = o
-			}
+		s, same, ok := shareSlice(x, func(e any) (any, bool, bool) { return n.elem.shareElem(e, depth+1) })
+		if !ok {
+			return nil, false, false, false
 		}
-		if s == nil {
+		if same {
 			return v, len(x) == 0, true, true
 		}
 		return s, len(s) == 0, false, true
@@ -195,29 +176,11 @@ func (n *node) shareConvert(v any, depth int) (out any, empty, same, ok bool) {
 			o, empty, ok := n.convert(v, depth, false)
 			return o, empty, false, ok
 		}
-		var m map[string]any // nil while every value is the same
-		for k, e := range x {
-			var o any
-			same := false
-			if e == nil {
-				if !n.elem.zeroOK {
-					return nil, false, false, false
-				}
-				o, same = copyZero(n.elem.zero, n.elem.zeroScalar), n.elem.zeroScalar && n.elem.zero == nil
-			} else {
-				var ok bool
-				if o, _, same, ok = n.elem.shareConvert(e, depth+1); !ok {
-					return nil, false, false, false
-				}
-			}
-			if !same && m == nil {
-				m = copyMap(x, len(x))
-			}
-			if m != nil {
-				m[k] = o
-			}
+		m, same, ok := shareMap(x, func(e any) (any, bool, bool) { return n.elem.shareElem(e, depth+1) })
+		if !ok {
+			return nil, false, false, false
 		}
-		if m == nil {
+		if same {
 			return v, len(x) == 0, true, true
 		}
 		return m, len(m) == 0, false, true
@@ -264,62 +227,96 @@ func isComparable(v any) bool {
 	return false
 }
 
+// shareElem is the output of e, an element of a slice or map of plan n's
+// type, sharing: a null element holds the zero value.
+func (n *node) shareElem(e any, depth int) (out any, same, ok bool) {
+	if e == nil {
+		if !n.zeroOK {
+			return nil, false, false
+		}
+		return copyZero(n.zero, n.zeroScalar), n.zeroScalar && n.zero == nil, true
+	}
+	o, _, same, ok := n.shareConvert(e, depth)
+	return o, same, ok
+}
+
+// shareSlice is x with each element as elem gives it, copy-on-write: x
+// itself (same) while elem changes none.
+func shareSlice(x []any, elem func(any) (any, bool, bool)) (out []any, same, ok bool) {
+	var s []any // nil while every element is the same
+	for i, e := range x {
+		o, same, ok := elem(e)
+		if !ok {
+			return nil, false, false
+		}
+		if !same && s == nil {
+			s = make([]any, len(x))
+			copy(s, x[:i])
+		}
+		if s != nil {
+			s[i] = o
+		}
+	}
+	if s == nil {
+		return x, true, true
+	}
+	return s, false, true
+}
+
+// shareMap is shareSlice for a map's values.
+func shareMap(x map[string]any, elem func(any) (any, bool, bool)) (out map[string]any, same, ok bool) {
+	var m map[string]any // nil while every value is the same
+	for k, e := range x {
+		o, same, ok := elem(e)
+		if !ok {
+			return nil, false, false
+		}
+		if !same && m == nil {
+			m = copyMap(x, len(x))
+		}
+		if m != nil {
+			m[k] = o
+		}
+	}
+	if m == nil {
+		return x, true, true
+	}
+	return m, false, true
+}
+
 // shareJSONValue is jsonValue, sharing.
 func shareJSONValue(v any, depth int) (any, bool, bool) {
 	if depth > maxDepth {
 		return nil, false, false
 	}
+	elem := func(e any) (any, bool, bool) { return shareJSONValue(e, depth+1) }
 	switch x := v.(type) {
 	case map[string]any:
 		if x == nil {
 			return nil, false, true
 		}
-		var m map[string]any
-		for k, e := range x {
-			o, same, ok := shareJSONValue(e, depth+1)
-			if !ok {
-				return nil, false, false
-			}
-			if !same && m == nil {
-				m = copyMap(x, len(x))
-			}
-			if m != nil {
-				m[k] = o
-			}
-		}
-		if m == nil {
-			for k := range x {
-				if !utf8.ValidString(k) {
-					return nil, false, false
-				}
-			}
-			return v, true, true
-		}
-		for k := range m {
+		for k := range x {
 			if !utf8.ValidString(k) {
 				return nil, false, false
 			}
+		}
+		m, same, ok := shareMap(x, elem)
+		if !ok {
+			return nil, false, false
+		}
+		if same {
+			return v, true, true
 		}
 		return m, false, true
 	case []any:
 		if x == nil {
 			return nil, false, true
 		}
-		var s []any
-		for i, e := range x {
-			o, same, ok := shareJSONValue(e, depth+1)
-			if !ok {
-				return nil, false, false
-			}
-			if !same && s == nil {
-				s = make([]any, len(x))
-				copy(s, x[:i])
-			}
-			if s != nil {
-				s[i] = o
-			}
+		s, same, ok := shareSlice(x, elem)
+		if !ok {
+			return nil, false, false
 		}
-		if s == nil {
+		if same {
 			return v, true, true
 		}
 		return s, false, true
