@@ -102,3 +102,18 @@ func TestNormalized(t *testing.T) {
 		})
 	}
 }
+
+// The mutating plugins change copies: the objects the chain normalized share
+// their unchanged maps with the caller's, which stay as they were.
+func TestChainMutatesCopies(t *testing.T) {
+	c := chainOf(t, nil)
+	req := podRequest(admissionv1.Create, map[string]string{"app": "web"})
+	spec := req.Object.Object["spec"].(map[string]any)
+	spec["containers"].([]any)[0].(map[string]any)["resources"] = map[string]any{}
+	before := fmt.Sprintf("%#v", req.Object.Object)
+	res, err := c.Admit(context.Background(), req)
+	require.NoError(t, err)
+	require.True(t, res.Changed)
+	assert.Equal(t, map[string]string{"app": "web", "team": "unknown"}, res.Object.GetLabels())
+	assert.Equal(t, before, fmt.Sprintf("%#v", req.Object.Object), "the caller's object is not modified")
+}

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,8 +52,12 @@ func TestChainWithWebhooks(t *testing.T) {
 	c, err := New(*cfg, Options{})
 	require.NoError(t, err)
 
-	res, trace, err := c.Explain(context.Background(), podRequest(admissionv1.Create, nil))
+	req := podRequest(admissionv1.Create, nil)
+	req.Object.SetAnnotations(map[string]string{"a": "b"}) // shared with the normalized object, then patched
+	before := fmt.Sprintf("%#v", req.Object.Object)
+	res, trace, err := c.Explain(context.Background(), req)
 	require.NoError(t, err)
+	assert.Equal(t, before, fmt.Sprintf("%#v", req.Object.Object), "the caller's object is not modified")
 	assert.Equal(t, "unknown", res.Object.GetLabels()["team"], "the policy's label")
 	assert.Equal(t, "seen", res.Object.GetAnnotations()["webhook"], "the webhook's patch")
 	assert.True(t, trace.Reinvoked)
