@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/gatehouse-dev/gatehouse/mutation"
 	"github.com/gatehouse-dev/gatehouse/validatingpolicy"
 )
 
@@ -115,5 +116,28 @@ func TestChainMutatesCopies(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.Changed)
 	assert.Equal(t, map[string]string{"app": "web", "team": "unknown"}, res.Object.GetLabels())
+	assert.Equal(t, before, fmt.Sprintf("%#v", req.Object.Object), "the caller's object is not modified")
+}
+
+// A Defaulter changes a copy of the mutated object, never the caller's
+// maps that the mutated object shares.
+func TestChainDefaultsCopies(t *testing.T) {
+	m, err := mutation.Decode([]byte(labelPolicies))
+	require.NoError(t, err)
+	defaulter := func(u *unstructured.Unstructured) {
+		for _, c := range u.Object["spec"].(map[string]any)["containers"].([]any) {
+			c.(map[string]any)["imagePullPolicy"] = "Always"
+		}
+	}
+	c, err := New(Config{MutatingPolicies: m.Policies, MutatingPolicyBindings: m.Bindings}, Options{Defaulter: defaulter})
+	require.NoError(t, err)
+	req := podRequest(admissionv1.Create, map[string]string{"app": "web"})
+	spec := req.Object.Object["spec"].(map[string]any)
+	spec["containers"].([]any)[0].(map[string]any)["resources"] = map[string]any{}
+	before := fmt.Sprintf("%#v", req.Object.Object)
+	res, err := c.Admit(context.Background(), req)
+	require.NoError(t, err)
+	got, _, _ := unstructured.NestedSlice(res.Object.Object, "spec", "containers")
+	assert.Equal(t, "Always", got[0].(map[string]any)["imagePullPolicy"], "defaulted")
 	assert.Equal(t, before, fmt.Sprintf("%#v", req.Object.Object), "the caller's object is not modified")
 }

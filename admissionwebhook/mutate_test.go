@@ -182,3 +182,32 @@ func TestAdmitCustomResource(t *testing.T) {
 	assert.JSONEq(t, `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"default"},"spec":{"color":"red"}}`,
 		string(srv.Requests()[0].Request.Object.Raw))
 }
+
+// A Defaulter changes a copy of a patched custom resource: the maps the
+// patch left alone are shared with the request's object, which stays as
+// it was.
+func TestDefaulterChangesACopy(t *testing.T) {
+	srv := newServer(t, admissionwebhooktest.Options{Plain: true})
+	srv.Handle("/cr", admissionwebhooktest.Patch(`[{"op":"add","path":"/spec/size","value":3}]`))
+	w := mutating(srv, "m.example.com", "/cr", func(w *admissionregistrationv1.MutatingWebhook) {
+		w.Rules[0].APIGroups = []string{"example.com"}
+		w.Rules[0].Resources = []string{"widgets"}
+	})
+	defaulter := func(u *unstructured.Unstructured) {
+		u.Object["metadata"].(map[string]any)["labels"] = map[string]any{"defaulted": "true"}
+	}
+	d, err := admissionwebhook.NewDispatcher([]admissionmanifest.Webhook{w}, admissionwebhook.Options{Defaulter: defaulter})
+	require.NoError(t, err)
+	object := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "namespace": "default"}, "spec": map[string]any{"color": "red"}}
+	before := fmt.Sprintf("%#v", object)
+	res, err := d.Admit(context.Background(), &admissionwebhook.Request{
+		Operation: admissionv1.Create,
+		Kind:      schema.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"},
+		Resource:  schema.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"},
+		Name:      "w", Namespace: "default", Object: &unstructured.Unstructured{Object: object},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, map[string]string{"defaulted": "true"}, res.Object.GetLabels())
+	assert.Equal(t, before, fmt.Sprintf("%#v", object), "the request's object is not modified")
+}
