@@ -182,6 +182,34 @@ var (
 	buildDir   string
 )
 
+// RemoveBuilds removes the binaries Build wrote (some hundred megabytes a
+// process): a test binary that starts oracles calls it from TestMain once
+// its tests are done (see RunTests). The oracles must be closed first.
+func RemoveBuilds() error {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if buildDir == "" {
+		return nil
+	}
+	err := os.RemoveAll(buildDir)
+	buildDir = ""
+	clear(buildCache)
+	return err
+}
+
+// RunTests is a TestMain of a package whose tests start oracles: it runs
+// them, then removes the oracles' binaries.
+func RunTests(m interface{ Run() int }) int {
+	code := m.Run()
+	if err := RemoveBuilds(); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the oracles' binaries:", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
 // OracleDir returns the directory of the apiserver oracle's module.
 func OracleDir() (string, error) { return APIServer.Dir() }
 
