@@ -9,10 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	admissionv1 "k8s.io/api/admission/v1"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/gatehouse-dev/gatehouse/mutation"
 )
@@ -25,32 +23,31 @@ func TestDefaulterChangesACopy(t *testing.T) {
 	crd, err := os.ReadFile("testdata/widget-crd.yaml")
 	require.NoError(t, err)
 	require.NoError(t, schemas.AddCRD(crd))
-	var policy admissionregistrationv1.MutatingAdmissionPolicy
-	require.NoError(t, yaml.Unmarshal([]byte(`
+	cfg, err := mutation.Decode([]byte(`
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicy
 metadata: {name: p}
 spec:
-  failurePolicy: Fail
-  reinvocationPolicy: Never
   matchConstraints:
-    namespaceSelector: {}
-    objectSelector: {}
-    matchPolicy: Equivalent
     resourceRules:
     - {apiGroups: [example.com], apiVersions: [v1], operations: [CREATE], resources: [widgets]}
   mutations:
   - patchType: JSONPatch
     jsonPatch:
       expression: "[JSONPatch{op: 'add', path: '/metadata/labels', value: {'team': 'a'}}]"
-`), &policy))
-	var binding admissionregistrationv1.MutatingAdmissionPolicyBinding
-	binding.Name, binding.Spec.PolicyName = "p", "p"
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingAdmissionPolicyBinding
+metadata: {name: p}
+spec: {policyName: p}
+`))
+	require.NoError(t, err)
 	defaulter := func(u *unstructured.Unstructured) {
 		for _, p := range u.Object["spec"].(map[string]any)["ports"].([]any) {
 			p.(map[string]any)["name"] = "defaulted"
 		}
 	}
-	d, err := mutation.NewDispatcher([]*admissionregistrationv1.MutatingAdmissionPolicy{&policy},
-		[]*admissionregistrationv1.MutatingAdmissionPolicyBinding{&binding}, mutation.Options{Schemas: schemas, Defaulter: defaulter})
+	d, err := mutation.NewDispatcher(cfg.Policies, cfg.Bindings, mutation.Options{Schemas: schemas, Defaulter: defaulter})
 	require.NoError(t, err)
 	widget := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "example.com/v1", "kind": "Widget",

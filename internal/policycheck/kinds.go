@@ -17,9 +17,9 @@ import (
 // the built-in resources kube-apiserver serves at a version (with every API
 // enabled) and the CRDs added. The schemas of the built-in kinds are those
 // of the Go types gatehouse links (k8s.io/api v0.37) at every version. The
-// zero value is not usable; use NewKinds or NewKindsFor. Once its CRDs are added, it is safe for
-// concurrent use: the schemas of built-in kinds are built on first use,
-// under a lock, and never changed after.
+// zero value is not usable; use NewKinds or NewKindsFor. Once its CRDs are
+// added, it is safe for concurrent use: the schemas of built-in kinds are
+// built on first use, under a lock, and never changed after.
 type Kinds struct {
 	version kube.Version
 	// builtinServed is the table of version.
