@@ -47,15 +47,7 @@ type authorizationEnv struct {
 // icel.LibrariesOf): the whole base environment costs several times more to
 // build than most servers need.
 func NewAuthorizationCompiler() (*AuthorizationCompiler, error) {
-	return NewAuthorizationCompilerFor(icel.StoredFlavor)
-}
-
-// NewAuthorizationCompilerFor is NewAuthorizationCompiler in flavor f: the
-// environment of stored expressions of a kube-apiserver version
-// (icel.FlavorOf), in which kube-apiserver compiles an
-// AuthorizationConfiguration's match conditions.
-func NewAuthorizationCompilerFor(f icel.Flavor) (*AuthorizationCompiler, error) {
-	return newAuthorizationCompiler(f, false)
+	return newAuthorizationCompiler(icel.StoredFlavor, false)
 }
 
 // NewAuthorizationCompilerOf is NewAuthorizationCompiler as kube-apiserver t
